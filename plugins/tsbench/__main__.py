@@ -1,0 +1,7 @@
+"""Entry point of ``python -m tsbench``."""
+
+import sys
+
+from tsbench.cli import main
+
+sys.exit(main())

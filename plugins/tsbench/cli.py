@@ -1,0 +1,192 @@
+"""``python -m tsbench``: generate, import, export, queries, answers.
+
+Every subcommand validates its parameters first (a clear message and exit code 2 on bad input),
+shows a progress bar on long work, and ends with a one-line summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from tsbench.progress import Progress
+from tsbench.spec import DatasetSpec, QuerySetSpec, SpecError
+from tsbench.workload.dataset import Dataset, DatasetError, cache_dir, ensure_dataset
+
+EXIT_BAD_INPUT = 2
+
+
+def _summary(verb: str, count: int, unit: str, seconds: float, path: Path | str) -> str:
+    rate = count / seconds if seconds > 0 else 0.0
+    return f"{verb} {count:,} {unit} in {seconds:.2f} s ({rate:,.0f} {unit}/s) → {path}"
+
+
+def _add_dataset_flags(parser: argparse.ArgumentParser, allow_path: bool = True) -> None:
+    group = parser.add_argument_group("dataset (generated on first use, then reused from the cache)")
+    if allow_path:
+        group.add_argument(
+            "--dataset", type=Path, help="an existing dataset folder (overrides the flags below)"
+        )
+    group.add_argument("--use-case", choices=["cpu-only", "devops", "iot"], default=None)
+    group.add_argument("--scale", type=int, help="number of hosts (default 100)")
+    group.add_argument("--start", help="first timestamp, ISO-8601 (default 2016-01-01T00:00:00Z)")
+    group.add_argument("--end", help="exclusive end, ISO-8601 (default 2016-01-02T00:00:00Z)")
+    group.add_argument("--interval", help="time between epochs, e.g. 10s (default 10s)")
+    group.add_argument("--seed", type=int, help="data seed (default 123)")
+    group.add_argument("--ingestion", choices=["interleaved", "per-host-runs"], default=None)
+    group.add_argument("--run-length", type=int, help="rows per host per run, for per-host-runs (default 10)")
+    group.add_argument(
+        "--cache-dir", type=Path, help="dataset cache (default $TSBENCH_DATASETS or datasets/cache)"
+    )
+
+
+def _dataset_spec(args: argparse.Namespace) -> DatasetSpec:
+    return DatasetSpec.parse(
+        use_case=args.use_case,
+        scale=args.scale,
+        start=args.start,
+        end=args.end,
+        interval=args.interval,
+        seed=args.seed,
+        ingestion=args.ingestion,
+        run_length=args.run_length,
+    )
+
+
+def _obtain_dataset(args: argparse.Namespace) -> tuple[Dataset, bool, float]:
+    """The dataset named by --dataset, or the cached/generated one for the spec flags."""
+    started = time.perf_counter()
+    if getattr(args, "dataset", None):
+        return Dataset.open(args.dataset), True, 0.0
+    spec = _dataset_spec(args)
+    with Progress("generate", total=spec.rows_total) as progress:
+        dataset, reused = ensure_dataset(spec, args.cache_dir, progress)
+    return dataset, reused, time.perf_counter() - started
+
+
+def cmd_generate(args: argparse.Namespace) -> str:
+    dataset, reused, seconds = _obtain_dataset(args)
+    rows = dataset.manifest["rows_total"]
+    if reused:
+        return f"reused {rows:,} rows (already in the cache) → {dataset.path}"
+    return _summary("generated", rows, "rows", seconds, dataset.path)
+
+
+def cmd_import(args: argparse.Namespace) -> str:
+    from tsbench.workload.tsbs import import_tsbs
+
+    started = time.perf_counter()
+    with Progress("import", unit="rows") as progress:
+        dataset, reused = import_tsbs(
+            args.file, fmt=args.format, use_case=args.use_case, cache=args.cache_dir, progress=progress
+        )
+    rows = dataset.manifest["rows_total"]
+    if reused:
+        return f"reused {rows:,} rows (this file was imported before) → {dataset.path}"
+    return _summary("imported", rows, "rows", time.perf_counter() - started, dataset.path)
+
+
+def cmd_export(args: argparse.Namespace) -> str:
+    from tsbench.workload.tsbs import export_dataset
+
+    dataset, _, _ = _obtain_dataset(args)
+    started = time.perf_counter()
+    with Progress("export", total=dataset.manifest["rows_total"]) as progress:
+        rows = export_dataset(dataset, args.format, args.out, progress=progress)
+    return _summary("exported", rows, "rows", time.perf_counter() - started, args.out)
+
+
+def _query_set_spec(args: argparse.Namespace, dataset: Dataset) -> QuerySetSpec:
+    """Validate the query options against the dataset (through the one set of checks in spec.py)."""
+    return QuerySetSpec.parse(
+        **dataset.spec_fields(),
+        query_types=args.types.split(",") if args.types else None,
+        queries_per_type=args.per_type,
+        query_seed=args.query_seed,
+    )
+
+
+def cmd_queries(args: argparse.Namespace) -> str:
+    from tsbench.workload.queries import DataRange, generate_queries, write_query_set
+
+    dataset, _, _ = _obtain_dataset(args)
+    spec = _query_set_spec(args, dataset)
+    started = time.perf_counter()
+    queries = generate_queries(
+        DataRange.of(dataset), spec.resolved_query_types, spec.queries_per_type, spec.effective_query_seed
+    )
+    out = write_query_set(args.out, queries)
+    return _summary("wrote", len(queries), "queries", time.perf_counter() - started, out)
+
+
+def cmd_answers(args: argparse.Namespace) -> str:
+    from tsbench.workload.oracle import Oracle, write_answers
+    from tsbench.workload.queries import read_query_set
+
+    dataset, _, _ = _obtain_dataset(args)
+    queries = read_query_set(args.queries)
+    started = time.perf_counter()
+    oracle = Oracle(dataset)
+    try:
+        with Progress("answers", total=len(queries), unit="queries") as progress:
+            out = write_answers(args.out, oracle.answers(queries, progress))
+    finally:
+        oracle.close()
+    return _summary("answered", len(queries), "queries", time.perf_counter() - started, out)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m tsbench", description=__doc__.splitlines()[0])
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress lines too")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    generate = sub.add_parser("generate", help="generate a dataset (or reuse the cached one)")
+    _add_dataset_flags(generate, allow_path=False)
+    generate.set_defaults(run=cmd_generate)
+
+    importer = sub.add_parser("import", help="import a file made by tsbs_generate_data")
+    importer.add_argument(
+        "file", type=Path, help="TSBS data file (influx or timescaledb format; .gz allowed)"
+    )
+    importer.add_argument("--format", choices=["influx", "timescaledb"], help="default: detected")
+    importer.add_argument("--use-case", choices=["cpu-only", "devops", "iot"], help="default: inferred")
+    importer.add_argument("--cache-dir", type=Path)
+    importer.set_defaults(run=cmd_import)
+
+    exporter = sub.add_parser("export", help="write a dataset in a TSBS format")
+    _add_dataset_flags(exporter)
+    exporter.add_argument("--format", choices=["influx", "timescaledb"], required=True)
+    exporter.add_argument("--out", type=Path, required=True, help="output file (.gz compresses)")
+    exporter.set_defaults(run=cmd_export)
+
+    queries = sub.add_parser("queries", help="generate a logical query set (JSON lines)")
+    _add_dataset_flags(queries)
+    queries.add_argument("--types", help="comma-separated query types (default: all that fit the data)")
+    queries.add_argument("--per-type", type=int, default=10, help="queries per type (default 10)")
+    queries.add_argument("--query-seed", type=int, help="default: the data seed")
+    queries.add_argument("--out", type=Path, required=True)
+    queries.set_defaults(run=cmd_queries)
+
+    answers = sub.add_parser("answers", help="compute reference answers for a query set")
+    _add_dataset_flags(answers)
+    answers.add_argument("--queries", type=Path, required=True, help="queries.jsonl from `queries`")
+    answers.add_argument("--out", type=Path, required=True)
+    answers.set_defaults(run=cmd_answers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
+    if getattr(args, "cache_dir", None) is None and hasattr(args, "cache_dir"):
+        args.cache_dir = cache_dir()
+    try:
+        out(args.run(args))
+    except (SpecError, DatasetError, ValueError, FileNotFoundError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return 0

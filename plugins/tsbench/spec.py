@@ -1,0 +1,263 @@
+"""RunSpec: the one typed, validated description of a run.
+
+Every check on run parameters lives here. ``DatasetSpec`` fixes the data (it alone determines the
+dataset's content address); ``RunSpec`` adds queries, targets and load/query settings. Build them
+with ``DatasetSpec.parse(...)`` / ``RunSpec.parse(...)``: bad input raises ``SpecError`` whose
+message names every offending field, before any work starts.
+
+Units: ``start``/``end`` are ns since the epoch (UTC), ``interval`` is ns; texts such as
+``"2016-01-01T00:00:00Z"`` and ``"10s"`` are accepted and serialised back as texts.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Self
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
+
+from tsbench.timeutil import (
+    NS_PER_DAY,
+    format_duration,
+    format_instant,
+    parse_duration,
+    parse_instant,
+)
+from tsbench.workload.query_types import QUERY_TYPES
+from tsbench.workload.usecases import USE_CASES, get_use_case
+
+MAX_SCALE = 10_000_000
+MAX_ROWS = 20_000_000_000
+MIN_INTERVAL_NS = 1_000_000  # 1 ms
+MAX_SPAN_NS = 3660 * NS_PER_DAY  # ten years
+
+
+class SpecError(ValueError):
+    """Invalid run parameters; ``problems`` lists ``(field, message)`` pairs."""
+
+    def __init__(self, problems: list[tuple[str, str]]):
+        self.problems = problems
+        lines = [f"  {field}: {message}" for field, message in problems]
+        super().__init__("invalid run parameters:\n" + "\n".join(lines))
+
+
+def _problems(error: ValidationError) -> list[tuple[str, str]]:
+    problems = []
+    for item in error.errors():
+        message = item["msg"].removeprefix("Value error, ")
+        if item["loc"]:
+            field = ".".join(str(part) for part in item["loc"])
+            if item["type"] != "value_error" and "input" in item:
+                message += f" (got {item['input']!r})"
+            problems.append((field, message))
+        else:  # cross-field checks carry lines of "<field>: <message>"
+            for line in message.splitlines():
+                field, _, text = line.partition(": ")
+                problems.append((field, text))
+    return problems
+
+
+class _Parsed(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    @classmethod
+    def parse(cls, **values: Any) -> Self:
+        """Validate ``values``; unknown keys and bad values raise ``SpecError``."""
+        try:
+            return cls.model_validate({k: v for k, v in values.items() if v is not None})
+        except ValidationError as error:
+            raise SpecError(_problems(error)) from None
+
+
+class DatasetSpec(_Parsed):
+    """What data to generate. Row count per measurement = scale × (end − start) / interval."""
+
+    use_case: str = "cpu-only"
+    scale: int = Field(100, ge=1, le=MAX_SCALE, description="number of hosts (or trucks)")
+    start: int = Field(parse_instant("2016-01-01T00:00:00Z"), description="first epoch, ns UTC")
+    end: int = Field(parse_instant("2016-01-02T00:00:00Z"), description="exclusive end, ns UTC")
+    interval: int = Field(10_000_000_000, description="time between epochs, ns")
+    seed: int = Field(123, ge=0, lt=2**63)
+    ingestion: Literal["interleaved", "per-host-runs"] = "interleaved"
+    run_length: int = Field(10, ge=1, le=100_000, description="rows per host per run (per-host-runs)")
+
+    @field_validator("use_case")
+    @classmethod
+    def _known_use_case(cls, value: str) -> str:
+        get_use_case(value)
+        return value
+
+    @field_validator("start", "end", mode="before")
+    @classmethod
+    def _instant(cls, value: Any) -> int:
+        return parse_instant(value)
+
+    @field_validator("interval", mode="before")
+    @classmethod
+    def _duration(cls, value: Any) -> int:
+        return parse_duration(value)
+
+    @field_serializer("start", "end")
+    def _show_instant(self, value: int) -> str:
+        return format_instant(value)
+
+    @field_serializer("interval")
+    def _show_duration(self, value: int) -> str:
+        return format_duration(value)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Self:
+        if self.interval < MIN_INTERVAL_NS:
+            raise ValueError(f"interval: must be at least 1ms (got {format_duration(self.interval)})")
+        span = self.end - self.start
+        if span <= 0:
+            raise ValueError(
+                f"end: must be after start (start {format_instant(self.start)}, "
+                f"end {format_instant(self.end)})"
+            )
+        if span > MAX_SPAN_NS:
+            raise ValueError(f"end: the data may span at most 10 years (got {span // NS_PER_DAY} days)")
+        if span < self.interval:
+            raise ValueError(
+                f"interval: {format_duration(self.interval)} is longer than the data span "
+                f"{format_duration(span)}; no epoch would fit"
+            )
+        if span % self.interval:
+            whole = self.start + span // self.interval * self.interval
+            raise ValueError(
+                f"interval: {format_duration(self.interval)} does not divide the data span "
+                f"{format_duration(span)} into whole epochs (end at {format_instant(whole)} would)"
+            )
+        if self.rows_total > MAX_ROWS:
+            raise ValueError(
+                f"scale: {self.scale:,} × {self.epochs:,} epochs × {len(self.measurements)} "
+                f"measurement(s) = {self.rows_total:,} rows exceeds the limit of {MAX_ROWS:,}"
+            )
+        return self
+
+    @property
+    def epochs(self) -> int:
+        return (self.end - self.start) // self.interval
+
+    @property
+    def measurements(self) -> tuple[str, ...]:
+        return tuple(m.name for m in get_use_case(self.use_case).measurements)
+
+    @property
+    def rows_per_measurement(self) -> int:
+        """Rows each measurement would have before any iot point is dropped."""
+        return self.scale * self.epochs
+
+    @property
+    def rows_total(self) -> int:
+        return self.rows_per_measurement * len(self.measurements)
+
+    def dataset_key(self) -> dict[str, Any]:
+        """The fields that determine the data (what the content address hashes)."""
+        return DatasetSpec.model_dump(self, include=set(DatasetSpec.model_fields))
+
+
+class QuerySetSpec(DatasetSpec):
+    """A dataset plus the logical queries to run on it (no targets): what ``queries`` needs."""
+
+    query_types: list[str] | None = Field(
+        None, description="query types to run; default: every type that fits the data and use case"
+    )
+    queries_per_type: int = Field(10, ge=1, le=100_000)
+    query_seed: int | None = Field(None, ge=0, lt=2**63, description="default: the data seed")
+
+    @field_validator("query_types")
+    @classmethod
+    def _known_query_types(cls, value: list[str] | None) -> list[str] | None:
+        if value is None:
+            return None
+        if not value:
+            raise ValueError("choose at least one query type (or leave it unset for all)")
+        unknown = [name for name in value if name not in QUERY_TYPES]
+        if unknown:
+            raise ValueError(f"unknown query type(s) {', '.join(unknown)}; known: {', '.join(QUERY_TYPES)}")
+        if len(set(value)) != len(value):
+            raise ValueError("a query type is listed twice")
+        return value
+
+    @model_validator(mode="after")
+    def _queries_fit(self) -> Self:
+        if self.query_types is None:
+            return self
+        if not USE_CASES[self.use_case].has_cpu:
+            raise ValueError(
+                f"query_types: use case {self.use_case!r} has no cpu measurement; "
+                "the query catalogue reads cpu (use cpu-only or devops)"
+            )
+        problems = []
+        span = self.end - self.start
+        too_long = [name for name in self.query_types if QUERY_TYPES[name].window_ns > span]
+        if too_long:
+            problems.append(
+                f"query_types: {', '.join(too_long)} need a window longer than the data span "
+                f"{format_duration(span)}"
+            )
+        few = [name for name in self.query_types if (QUERY_TYPES[name].hosts or 0) > self.scale]
+        if few:
+            problems.append(f"query_types: {', '.join(few)} need more hosts than scale {self.scale}")
+        if problems:
+            raise ValueError("\n".join(problems))
+        return self
+
+    @property
+    def dataset(self) -> DatasetSpec:
+        return DatasetSpec.model_validate(self.dataset_key())
+
+    @property
+    def resolved_query_types(self) -> list[str]:
+        """The explicit list, or every type that fits the span and the use case."""
+        if self.query_types is not None:
+            return list(self.query_types)
+        if not USE_CASES[self.use_case].has_cpu:
+            return []
+        span = self.end - self.start
+        return [
+            name for name, q in QUERY_TYPES.items() if q.window_ns <= span and (q.hosts or 0) <= self.scale
+        ]
+
+    @property
+    def effective_query_seed(self) -> int:
+        return self.seed if self.query_seed is None else self.query_seed
+
+
+TargetRuntime = Literal["local", "docker", "aws"]
+
+
+class RunSpec(QuerySetSpec):
+    """A whole comparison run: the dataset, the queries, the targets and how to drive them."""
+
+    targets: list[str] = Field(..., description="target databases, e.g. questdb,timescaledb")
+    workers: int = Field(2, ge=1, le=256)
+    batch_size: int = Field(10_000, ge=1, le=1_000_000, description="rows per write batch")
+    hash_workers: bool = False
+    trials: int = Field(1, ge=1, le=100)
+    hot_runs: int = Field(3, ge=1, le=100, description="hot passes over the query set after the cold one")
+    settle_seconds: float = Field(0.0, ge=0, le=86_400)
+    runtime: TargetRuntime = "local"
+
+    @field_validator("targets")
+    @classmethod
+    def _known_targets(cls, value: list[str]) -> list[str]:
+        from tsbench.targets.registry import target_names
+
+        if not value:
+            raise ValueError("choose at least one target")
+        known = target_names()
+        unknown = [name for name in value if name not in known]
+        if unknown:
+            raise ValueError(f"unknown target(s) {', '.join(unknown)}; known: {', '.join(known) or '(none)'}")
+        if len(set(value)) != len(value):
+            raise ValueError("a target is listed twice")
+        return value

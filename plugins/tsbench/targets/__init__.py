@@ -1,0 +1,1 @@
+"""Target databases: one folder per database behind one contract (see ``base.py``)."""

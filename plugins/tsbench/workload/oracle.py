@@ -1,0 +1,121 @@
+"""Reference answers: every logical query answered from the dataset's Parquet files by DuckDB.
+
+The oracle is the yardstick every target's answer is compared with. It computes in integer ns and
+float64; buckets are ``floor(epoch_ns / bucket_ns) * bucket_ns`` (aligned to the Unix epoch).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from tsbench.progress import Progress
+from tsbench.workload.answers import Answer
+from tsbench.workload.queries import LogicalQuery, read_jsonl, write_jsonl
+from tsbench.workload.query_types import Kind
+
+
+def _host_filter(query: LogicalQuery, params: list[Any]) -> str:
+    if query.hosts is None:
+        return "TRUE"
+    params.append(list(query.hosts))
+    return "list_contains(?, hostname)"
+
+
+def _window(query: LogicalQuery, params: list[Any], end_only: bool = False) -> str:
+    if end_only:
+        params.append(query.end_ns)
+        return "t < ?"
+    params.extend([query.start_ns, query.end_ns])
+    return "t >= ? AND t < ?"
+
+
+def oracle_sql(query: LogicalQuery) -> tuple[str, list[Any]]:
+    """DuckDB SQL (over a view ``cpu_ns`` with integer ns column ``t``) and its parameters."""
+    qtype = query.query_type
+    params: list[Any] = []
+    fields = list(query.fields)
+    all_fields = ", ".join(fields)
+    if qtype.kind in (Kind.GROUPBY, Kind.GROUPBY_HOST):
+        agg = {"max": "max", "mean": "avg"}[qtype.agg]
+        values = ", ".join(f"{agg}({f})::DOUBLE" for f in fields)
+        bucket = f"(t // {qtype.bucket_ns}) * {qtype.bucket_ns}"
+        by_host = ", hostname" if qtype.kind is Kind.GROUPBY_HOST else ""
+        where = f"{_window(query, params)} AND {_host_filter(query, params)}"
+        return f"SELECT {bucket} AS b{by_host}, {values} FROM cpu_ns WHERE {where} GROUP BY ALL", params
+    if qtype.kind is Kind.ORDERBY_LIMIT:
+        bucket = f"(t // {qtype.bucket_ns}) * {qtype.bucket_ns}"
+        where = _window(query, params, end_only=True)
+        return (
+            f"SELECT {bucket} AS b, max({fields[0]})::DOUBLE FROM cpu_ns WHERE {where} "
+            f"GROUP BY b ORDER BY b DESC LIMIT {qtype.limit}",
+            params,
+        )
+    if qtype.kind is Kind.HIGH_CPU:
+        where = (
+            f"{_window(query, params)} AND {_host_filter(query, params)} AND usage_user > {qtype.threshold}"
+        )
+        return f"SELECT t, hostname, {all_fields} FROM cpu_ns WHERE {where}", params
+    if qtype.kind is Kind.LASTPOINT:
+        return (
+            f"SELECT hostname, t, {all_fields} FROM cpu_ns "
+            "QUALIFY row_number() OVER (PARTITION BY hostname ORDER BY t DESC) = 1",
+            params,
+        )
+    if qtype.kind is Kind.READ:
+        params.append(query.at_ns)
+        return (
+            f"SELECT t, hostname, {all_fields} FROM cpu_ns WHERE t = ? AND {_host_filter(query, params)}",
+            params,
+        )
+    if qtype.kind is Kind.SCAN:
+        where = f"{_window(query, params)} AND {_host_filter(query, params)}"
+        return f"SELECT t, hostname, {all_fields} FROM cpu_ns WHERE {where}", params
+    if qtype.kind is Kind.RANGE_AGG:
+        agg = {"count": "count", "avg": "avg", "sum": "sum"}[qtype.agg]
+        where = f"{_window(query, params)} AND {_host_filter(query, params)}"
+        return f"SELECT {agg}({fields[0]})::DOUBLE FROM cpu_ns WHERE {where}", params
+    raise ValueError(f"the oracle has no rule for query kind {qtype.kind}")
+
+
+class Oracle:
+    """Answers logical queries over one dataset (anything with a ``glob(measurement)`` method)."""
+
+    def __init__(self, dataset: Any, threads: int | None = None):
+        self.connection = duckdb.connect()
+        if threads:
+            self.connection.execute(f"SET threads = {int(threads)}")
+        source = str(dataset.glob("cpu")).replace("'", "''")
+        self.connection.execute(
+            "CREATE VIEW cpu_ns AS SELECT epoch_ns(time) AS t, * EXCLUDE (time) "
+            f"FROM read_parquet('{source}')"
+        )
+
+    def answer(self, query: LogicalQuery) -> Answer:
+        sql, params = oracle_sql(query)
+        rows = self.connection.execute(sql, params).fetchall()
+        return Answer.build(query.query_type, rows)
+
+    def answers(
+        self, queries: Iterable[LogicalQuery], progress: Progress | None = None
+    ) -> Iterator[tuple[LogicalQuery, Answer]]:
+        for query in queries:
+            yield query, self.answer(query)
+            if progress:
+                progress.update(1)
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+def write_answers(path: str | os.PathLike[str], answered: Iterable[tuple[LogicalQuery, Answer]]) -> Path:
+    """answers.jsonl: one ``{"id", "type", "columns", "key", "rows"}`` per query, written atomically."""
+    return write_jsonl(path, ({"id": q.id, "type": q.type, **a.to_json()} for q, a in answered))
+
+
+def read_answers(path: str | os.PathLike[str]) -> dict[str, Answer]:
+    return {body["id"]: Answer.from_json(body) for body in read_jsonl(path)}

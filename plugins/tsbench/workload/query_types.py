@@ -1,0 +1,170 @@
+"""The catalogue of logical query types (TSBS devops queries + YCSB-TS operations).
+
+A query type fixes the semantics; a logical query (see ``queries.py``) adds the random parts
+(hosts, time window). Every type reads the ``cpu`` measurement. Buckets are aligned to the Unix
+epoch (``floor(time / bucket) * bucket``); windows are half-open ``[start, end)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from tsbench.timeutil import NS_PER_HOUR, NS_PER_MINUTE
+from tsbench.workload.usecases import CPU_FIELDS
+
+
+class Kind(StrEnum):
+    """What a query computes (the renderer of every target switches on this, never on names)."""
+
+    GROUPBY = "groupby"  # agg(first M fields) over the chosen hosts, per bucket
+    GROUPBY_HOST = "groupby-host"  # agg(first M fields) per host per bucket, all hosts
+    HIGH_CPU = "high-cpu"  # all rows with usage_user > threshold
+    LASTPOINT = "lastpoint"  # most recent row of every host
+    ORDERBY_LIMIT = "orderby-limit"  # max(usage_user) per bucket, last N buckets before end
+    READ = "read"  # one row of one host by exact timestamp
+    SCAN = "scan"  # all rows of one host in a window
+    RANGE_AGG = "range-agg"  # one aggregate of one field of one host over a window
+
+
+def _span_text(ns: int) -> str:
+    """``3_600e9`` → ``"1 h"``, ``60e9`` → ``"1 min"``."""
+    if ns % NS_PER_HOUR == 0:
+        return f"{ns // NS_PER_HOUR} h"
+    return f"{ns // NS_PER_MINUTE} min"
+
+
+@dataclass(frozen=True)
+class QueryType:
+    """Semantics of one query type. ``hosts`` None means all hosts; ``window_ns`` 0 means none."""
+
+    name: str
+    kind: Kind
+    agg: str = ""
+    nfields: int = len(CPU_FIELDS)
+    hosts: int | None = None
+    window_ns: int = 0
+    bucket_ns: int = 0
+    limit: int = 0
+    threshold: float = 0.0
+    family: str = "devops"
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return CPU_FIELDS[: self.nfields]
+
+    @property
+    def bucket_text(self) -> str:
+        return _span_text(self.bucket_ns).removeprefix("1 ")
+
+    @property
+    def window_text(self) -> str:
+        return _span_text(self.window_ns)
+
+    @property
+    def hosts_text(self) -> str:
+        return "all hosts" if self.hosts is None else f"{self.hosts} host(s)"
+
+    @property
+    def describe(self) -> str:
+        """One sentence for reports."""
+        return _DESCRIPTIONS[self.kind].format(q=self, fields=", ".join(self.fields))
+
+
+_DESCRIPTIONS = {
+    Kind.GROUPBY: "{q.agg} of {fields} per {q.bucket_text} for {q.hosts} random host(s) over a "
+    "{q.window_text} window",
+    Kind.GROUPBY_HOST: "{q.agg} of {fields} per host per {q.bucket_text}, all hosts, {q.window_text} window",
+    Kind.HIGH_CPU: "rows with usage_user > {q.threshold} for {q.hosts_text} in a {q.window_text} window",
+    Kind.LASTPOINT: "the most recent row of every host",
+    Kind.ORDERBY_LIMIT: "max(usage_user) per {q.bucket_text} for the last {q.limit} buckets before "
+    "a random end time",
+    Kind.READ: "one row of one host by exact timestamp",
+    Kind.SCAN: "all rows of one host in a {q.window_text} window",
+    Kind.RANGE_AGG: "{q.agg}(usage_user) of one host over a {q.window_text} window",
+}
+
+
+def _catalogue() -> dict[str, QueryType]:
+    types: list[QueryType] = []
+    for nfields, hosts, hours in ((1, 1, 1), (1, 1, 12), (1, 8, 1), (5, 1, 1), (5, 1, 12), (5, 8, 1)):
+        types.append(
+            QueryType(
+                f"single-groupby-{nfields}-{hosts}-{hours}",
+                Kind.GROUPBY,
+                agg="max",
+                nfields=nfields,
+                hosts=hosts,
+                window_ns=hours * NS_PER_HOUR,
+                bucket_ns=NS_PER_MINUTE,
+            )
+        )
+    for hosts in (1, 8):
+        types.append(
+            QueryType(
+                f"cpu-max-all-{hosts}",
+                Kind.GROUPBY,
+                agg="max",
+                hosts=hosts,
+                window_ns=8 * NS_PER_HOUR,
+                bucket_ns=NS_PER_HOUR,
+            )
+        )
+    for suffix, nfields in (("1", 1), ("5", 5), ("all", 10)):
+        types.append(
+            QueryType(
+                f"double-groupby-{suffix}",
+                Kind.GROUPBY_HOST,
+                agg="mean",
+                nfields=nfields,
+                window_ns=12 * NS_PER_HOUR,
+                bucket_ns=NS_PER_HOUR,
+            )
+        )
+    for suffix, hosts in (("1", 1), ("all", None)):
+        types.append(
+            QueryType(
+                f"high-cpu-{suffix}",
+                Kind.HIGH_CPU,
+                hosts=hosts,
+                window_ns=12 * NS_PER_HOUR,
+                threshold=90.0,
+            )
+        )
+    types.append(QueryType("lastpoint", Kind.LASTPOINT))
+    types.append(
+        QueryType(
+            "groupby-orderby-limit",
+            Kind.ORDERBY_LIMIT,
+            agg="max",
+            nfields=1,
+            bucket_ns=NS_PER_MINUTE,
+            limit=5,
+        )
+    )
+    types.append(QueryType("ycsb-read", Kind.READ, hosts=1, family="ycsb-ts"))
+    types.append(QueryType("ycsb-scan", Kind.SCAN, hosts=1, window_ns=NS_PER_HOUR, family="ycsb-ts"))
+    for agg in ("count", "avg", "sum"):
+        types.append(
+            QueryType(
+                f"ycsb-{agg}",
+                Kind.RANGE_AGG,
+                agg=agg,
+                nfields=1,
+                hosts=1,
+                window_ns=NS_PER_HOUR,
+                family="ycsb-ts",
+            )
+        )
+    return {item.name: item for item in types}
+
+
+QUERY_TYPES: dict[str, QueryType] = _catalogue()
+DEVOPS_QUERY_TYPES = tuple(name for name, q in QUERY_TYPES.items() if q.family == "devops")
+
+
+def get_query_type(name: str) -> QueryType:
+    try:
+        return QUERY_TYPES[name]
+    except KeyError:
+        raise ValueError(f"unknown query type {name!r}; known: {', '.join(QUERY_TYPES)}") from None

@@ -1,0 +1,110 @@
+# shellcheck shell=bash
+# Shared helpers for tsbench install/run scripts. Source it, do not execute it:
+#   source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+#
+# TSBENCH_OPT is a machine-level install cache (outside the work tree), so a
+# fresh clone on the same machine reuses jars, builds and binaries.
+
+if [[ -n "${_TSBENCH_LIB_SOURCED:-}" ]]; then
+    return 0
+fi
+_TSBENCH_LIB_SOURCED=1
+
+TSBENCH_OPT="${TSBENCH_OPT:-${XDG_CACHE_HOME:-$HOME/.cache}/tsbench/opt}"
+export TSBENCH_OPT
+mkdir -p "$TSBENCH_OPT"
+
+# Pinned versions (one place to bump them).
+QUESTDB_VERSION="${QUESTDB_VERSION:-9.3.4}"
+TIMESCALEDB_VERSION="${TIMESCALEDB_VERSION:-2.19.3}"
+PG_MAJOR="${PG_MAJOR:-15}"
+PG_BIN="/usr/lib/postgresql/${PG_MAJOR}/bin"
+export QUESTDB_VERSION TIMESCALEDB_VERSION PG_MAJOR PG_BIN
+
+# log MSG... : timestamped message on stderr, prefixed with the calling script.
+log() {
+    printf '[%s] [%s] %s\n' "$(date +%H:%M:%S)" "$(basename "${0:-tsbench}")" "$*" >&2
+}
+
+die() {
+    log "ERROR: $*"
+    exit 1
+}
+
+# as_root CMD... : run CMD as root (directly if we are root, else via sudo).
+as_root() {
+    if [[ "$(id -u)" -eq 0 ]]; then
+        "$@"
+    else
+        sudo "$@"
+    fi
+}
+
+# pkg_installed PKG : true if the Debian package is installed.
+pkg_installed() {
+    dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q '^install ok installed$'
+}
+
+# apt_update_once : `apt-get update` once per machine (stamp file in TSBENCH_OPT).
+apt_update_once() {
+    local stamp="$TSBENCH_OPT/.apt-updated"
+    if [[ ! -f "$stamp" ]]; then
+        log "apt-get update (once per machine; stamp $stamp)"
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+        touch "$stamp"
+    fi
+}
+
+# apt_install PKG[=VERSION]... : install the missing Debian packages,
+# non-interactively (an already installed package is left as it is).
+apt_install() {
+    local missing=() p
+    for p in "$@"; do
+        pkg_installed "${p%%=*}" || missing+=("$p")
+    done
+    if [[ ${#missing[@]} -eq 0 ]]; then
+        return 0
+    fi
+    apt_update_once
+    log "apt-get install ${missing[*]}"
+    if ! as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        --no-install-recommends "${missing[@]}" >&2; then
+        # The once-per-machine index may be stale (superseded versions 404): refresh once.
+        log "apt-get install failed; refreshing the package index and retrying"
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+        touch "$TSBENCH_OPT/.apt-updated"
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+            --no-install-recommends "${missing[@]}" >&2
+    fi
+}
+
+# port_open HOST PORT : true if a TCP connect to HOST:PORT succeeds now.
+port_open() {
+    (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null
+}
+
+# wait_for_port HOST PORT [TIMEOUT_SECONDS=60] : wait until HOST:PORT accepts TCP.
+wait_for_port() {
+    local host="$1" port="$2" timeout="${3:-60}" start
+    start=$(date +%s)
+    until port_open "$host" "$port"; do
+        if (($(date +%s) - start >= timeout)); then
+            log "timeout after ${timeout}s waiting for $host:$port"
+            return 1
+        fi
+        sleep 0.5
+    done
+}
+
+# wait_for_port_closed HOST PORT [TIMEOUT_SECONDS=30] : wait until nothing listens.
+wait_for_port_closed() {
+    local host="$1" port="$2" timeout="${3:-30}" start
+    start=$(date +%s)
+    while port_open "$host" "$port"; do
+        if (($(date +%s) - start >= timeout)); then
+            log "timeout after ${timeout}s waiting for $host:$port to close"
+            return 1
+        fi
+        sleep 0.5
+    done
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Create .venv (Python 3.11) with the pinned requirements. Idempotent: reinstalls only when
+# requirements.txt changed (a stamp keeps its sha256). On a fresh Debian 12 machine it installs
+# python3-venv first (Debian's python3 is 3.11).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=scripts/lib.sh
+source "$root/scripts/lib.sh"
+venv="${TSBENCH_VENV:-$root/.venv}"
+python="${PYTHON:-}"
+if [[ -z "$python" ]]; then
+    for candidate in python3.11 python3; do
+        if command -v "$candidate" >/dev/null 2>&1; then python="$candidate"; break; fi
+    done
+fi
+[[ -n "$python" ]] || { apt_install python3 python3-venv; python=python3; }
+"$python" -c 'import sys; assert sys.version_info[:2] == (3, 11), sys.version' \
+    || die "tsbench needs Python 3.11 (found $("$python" --version 2>&1))"
+if [[ ! -x "$venv/bin/python" ]]; then
+    if ! "$python" -m venv "$venv" 2>/dev/null; then
+        rm -rf "$venv"
+        apt_install python3-venv
+        "$python" -m venv "$venv"
+    fi
+    "$venv/bin/pip" install -q --upgrade pip
+fi
+want="$(sha256sum "$root/requirements.txt" | cut -d' ' -f1)"
+stamp="$venv/.requirements.sha256"
+if [[ "$(cat "$stamp" 2>/dev/null)" != "$want" ]]; then
+    log "pip install -r requirements.txt into $venv"
+    "$venv/bin/pip" install -q -r "$root/requirements.txt"
+    echo "$want" > "$stamp"
+fi
+log "python ready: $venv ($("$venv/bin/python" --version))"

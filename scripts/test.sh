@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Set up everything the tests need on a fresh Debian machine, then run lint and the whole test suite.
+# Fails when pytest collects no test (exit 5) as well as on any failure.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+bash scripts/setup_python.sh
+py=.venv/bin/python
+echo "== ruff"
+.venv/bin/ruff check plugins dags tests bench
+.venv/bin/ruff format --check plugins dags tests bench
+echo "== pytest"
+set +e
+$py -m pytest -p no:cacheprovider "$@"
+status=$?
+set -e
+if [[ $status -eq 5 ]]; then
+    echo "pytest collected no tests: failing" >&2
+    exit 1
+fi
+exit $status

@@ -1,0 +1,71 @@
+"""``python -m tsbench``: help, summaries, bad input rejected before any work (exit 2)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def tsbench(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "plugins")}
+    return subprocess.run(
+        [sys.executable, "-m", "tsbench", *args], capture_output=True, text=True, env=env, cwd=cwd
+    )
+
+
+@pytest.mark.parametrize("command", ["generate", "import", "export", "queries", "answers"])
+def test_every_subcommand_has_help(command: str) -> None:
+    result = tsbench(command, "--help")
+    assert result.returncode == 0 and "usage:" in result.stdout
+
+
+def test_generate_queries_answers_pipeline(tmp_path: Path) -> None:
+    flags = ["--scale", "10", "--end", "2016-01-01T12:00:00Z", "--cache-dir", str(tmp_path / "cache")]
+    first = tsbench("generate", *flags)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.startswith("generated 43,200 rows in ") and "rows/s) → " in first.stdout
+    second = tsbench("generate", *flags)
+    assert second.stdout.startswith("reused 43,200 rows")
+    queries = tsbench("queries", *flags, "--per-type", "3", "--out", str(tmp_path / "q.jsonl"))
+    assert queries.returncode == 0, queries.stderr
+    assert queries.stdout.startswith("wrote 60 queries")  # 20 types fit 12 h × 10 hosts
+    answers = tsbench(
+        "answers", *flags, "--queries", str(tmp_path / "q.jsonl"), "--out", str(tmp_path / "a.jsonl")
+    )
+    assert answers.returncode == 0, answers.stderr
+    assert (
+        answers.stdout.startswith("answered 60 queries")
+        and len((tmp_path / "a.jsonl").read_text().splitlines()) == 60
+    )
+
+
+def test_bad_input_fails_before_any_work(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    result = tsbench("generate", "--scale", "0", "--seed", "-1", "--cache-dir", str(cache))
+    assert result.returncode == 2
+    assert "scale:" in result.stderr and "seed:" in result.stderr
+    result = tsbench("generate", "--interval", "7s", "--cache-dir", str(cache))
+    assert result.returncode == 2 and "interval: 7s does not divide the data span 1d" in result.stderr
+    assert not cache.exists()
+    result = tsbench(
+        "queries",
+        "--scale",
+        "4",
+        "--end",
+        "2016-01-01T02:00:00Z",
+        "--types",
+        "cpu-max-all-8",
+        "--cache-dir",
+        str(cache),
+        "--out",
+        str(tmp_path / "q"),
+    )
+    assert result.returncode == 2 and "need more hosts than scale 4" in result.stderr
+    result = tsbench("answers", "--dataset", str(tmp_path / "missing"), "--queries", "x", "--out", "y")
+    assert result.returncode == 2 and "not a complete dataset" in result.stderr

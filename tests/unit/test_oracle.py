@@ -1,0 +1,103 @@
+"""The oracle (DuckDB) against an independent pandas computation, for every query type."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tsbench.workload.answers import Answer, compare
+from tsbench.workload.dataset import Dataset
+from tsbench.workload.oracle import Oracle, read_answers, write_answers
+from tsbench.workload.queries import DataRange, LogicalQuery, generate_queries
+from tsbench.workload.query_types import QUERY_TYPES, Kind
+
+
+@pytest.fixture(scope="module")
+def frame(small_dataset: Dataset) -> pd.DataFrame:
+    table = small_dataset.read("cpu").to_pandas()
+    table["t"] = table["time"].astype("int64")
+    table["hostname"] = table["hostname"].astype(str)
+    return table
+
+
+@pytest.fixture(scope="module")
+def oracle(small_dataset: Dataset) -> Oracle:
+    return Oracle(small_dataset)
+
+
+def pandas_answer(df: pd.DataFrame, q: LogicalQuery) -> Answer:
+    """A second, independent implementation of every query kind."""
+    qtype = q.query_type
+    fields = list(q.fields)
+    rows = df if q.hosts is None else df[df.hostname.isin(q.hosts)]
+    if qtype.kind is Kind.LASTPOINT:
+        last = rows.sort_values("t").groupby("hostname").tail(1)
+        return Answer.build(qtype, last[["hostname", "t", *fields]].values.tolist())
+    if qtype.kind is Kind.READ:
+        hit = rows[rows.t == q.at_ns]
+        return Answer.build(qtype, hit[["t", "hostname", *fields]].values.tolist())
+    if qtype.kind is Kind.ORDERBY_LIMIT:
+        before = rows[rows.t < q.end_ns]
+        buckets = before.assign(b=before.t // qtype.bucket_ns * qtype.bucket_ns).groupby("b")[fields[0]].max()
+        top = buckets.sort_index(ascending=False).head(qtype.limit)
+        return Answer.build(qtype, [[int(b), float(v)] for b, v in top.items()])
+    window = rows[(rows.t >= q.start_ns) & (rows.t < q.end_ns)]
+    if qtype.kind in (Kind.HIGH_CPU, Kind.SCAN):
+        if qtype.kind is Kind.HIGH_CPU:
+            window = window[window.usage_user > qtype.threshold]
+        return Answer.build(qtype, window[["t", "hostname", *fields]].values.tolist())
+    if qtype.kind is Kind.RANGE_AGG:
+        series = window[fields[0]].astype(float)
+        value = {"count": series.count(), "sum": series.sum(), "avg": series.mean() if len(series) else None}[
+            qtype.agg
+        ]
+        return Answer.build(qtype, [[value]])
+    keys = ["b", "hostname"] if qtype.kind is Kind.GROUPBY_HOST else ["b"]
+    grouped = window.assign(b=window.t // qtype.bucket_ns * qtype.bucket_ns).groupby(keys)[fields]
+    result = (grouped.max() if qtype.agg == "max" else grouped.mean()).reset_index()
+    return Answer.build(qtype, result[[*keys, *fields]].values.tolist())
+
+
+@pytest.mark.parametrize("type_name", list(QUERY_TYPES))
+def test_oracle_agrees_with_pandas(
+    type_name: str, small_dataset: Dataset, frame: pd.DataFrame, oracle: Oracle
+) -> None:
+    queries = generate_queries(DataRange.of(small_dataset), [type_name], 8, seed=11)
+    nonempty = 0
+    for q in queries:
+        expected = pandas_answer(frame, q)
+        actual = oracle.answer(q)
+        result = compare(expected, actual)
+        assert result.ok, (q.id, result.reason, result.diff)
+        nonempty += bool(expected.rows)
+    assert nonempty >= 3, f"{type_name}: answers are mostly empty, the cross-check proves little"
+
+
+def test_answer_shapes(small_dataset: Dataset, oracle: Oracle) -> None:
+    data = DataRange.of(small_dataset)
+    q = generate_queries(data, ["groupby-orderby-limit"], 1, seed=2)[0]
+    answer = oracle.answer(q)
+    assert answer.columns == ["bucket", "max_usage_user"] and len(answer.rows) == 5
+    buckets = [row[0] for row in answer.rows]
+    assert max(buckets) == (q.end_ns - 1) // 60_000_000_000 * 60_000_000_000  # the *last* 5 minutes
+    last = oracle.answer(generate_queries(data, ["lastpoint"], 1, seed=2)[0])
+    assert len(last.rows) == 12 and all(row[1] == data.end_ns - data.interval_ns for row in last.rows)
+    dg = oracle.answer(generate_queries(data, ["double-groupby-all"], 1, seed=2)[0])
+    assert len(dg.rows) in (12 * 12, 12 * 13) and len(dg.columns) == 12
+
+
+def test_answers_file_round_trip(tmp_path, small_dataset: Dataset, oracle: Oracle) -> None:
+    queries = generate_queries(DataRange.of(small_dataset), list(QUERY_TYPES), 2, seed=4)
+    path = write_answers(tmp_path / "answers.jsonl", oracle.answers(queries))
+    loaded = read_answers(path)
+    assert set(loaded) == {q.id for q in queries}
+    for q in queries:
+        assert compare(oracle.answer(q), loaded[q.id]).ok
+
+
+def test_float_means_are_exact_enough(small_dataset: Dataset, frame: pd.DataFrame, oracle: Oracle) -> None:
+    q = generate_queries(DataRange.of(small_dataset), ["double-groupby-5"], 1, seed=9)[0]
+    ours = np.array([row[2:] for row in oracle.answer(q).rows], dtype=float)
+    theirs = np.array([row[2:] for row in pandas_answer(frame, q).rows], dtype=float)
+    assert np.max(np.abs(ours - theirs)) < 1e-9
