@@ -5,6 +5,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 bash scripts/setup_python.sh
+echo "== servers (installed by the project's scripts; idempotent)"
+TSBENCH_SKIP_MINIO="${TSBENCH_SKIP_MINIO:-1}" bash scripts/install_all.sh
 py=.venv/bin/python
 echo "== ruff"
 .venv/bin/ruff check plugins dags tests bench

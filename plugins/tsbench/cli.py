@@ -1,4 +1,4 @@
-"""``python -m tsbench``: generate, import, export, queries, answers.
+"""tsbench command line: generate, import, export, queries, answers, run.
 
 Every subcommand validates its parameters first (a clear message and exit code 2 on bad input),
 shows a progress bar on long work, and ends with a one-line summary.
@@ -14,10 +14,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from tsbench.progress import Progress
-from tsbench.spec import DatasetSpec, QuerySetSpec, SpecError
+from tsbench.spec import DatasetSpec, QuerySetSpec, RunSpec, SpecError
 from tsbench.workload.dataset import Dataset, DatasetError, cache_dir, ensure_dataset
 
 EXIT_BAD_INPUT = 2
+EXIT_TARGET_FAILED = 3
 
 
 def _summary(verb: str, count: int, unit: str, seconds: float, path: Path | str) -> str:
@@ -139,6 +140,34 @@ def cmd_answers(args: argparse.Namespace) -> str:
     return _summary("answered", len(queries), "queries", time.perf_counter() - started, out)
 
 
+def cmd_run(args: argparse.Namespace) -> str:
+    from tsbench.results.tables import all_tables
+    from tsbench.runner import run_comparison
+    from tsbench.runtimes.local import LocalRuntime
+
+    spec = RunSpec.parse(
+        **_dataset_spec(args).dataset_key(),
+        targets=args.targets.split(",") if args.targets else [],
+        query_types=args.types.split(",") if args.types else None,
+        queries_per_type=args.per_type,
+        query_seed=args.query_seed,
+        workers=args.workers,
+        batch_size=args.batch_size,
+        hash_workers=args.hash_workers,
+        trials=args.trials,
+        hot_runs=args.hot_runs,
+        settle_seconds=args.settle_seconds,
+    )
+    runtime = LocalRuntime(args.state_dir) if args.state_dir else LocalRuntime()
+    started = time.perf_counter()
+    run_dir = run_comparison(spec, args.results_dir, args.run_id, args.cache_dir, runtime)
+    from tsbench.results.files import read_json
+
+    result = read_json(run_dir / "result.json")
+    args.failed = [name for name, body in result["targets"].items() if body["status"] != "ok"]
+    return f"{all_tables(result)}\n\nrun finished in {time.perf_counter() - started:.1f} s → {run_dir}"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m tsbench", description=__doc__.splitlines()[0])
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress lines too")
@@ -176,6 +205,23 @@ def build_parser() -> argparse.ArgumentParser:
     answers.add_argument("--queries", type=Path, required=True, help="queries.jsonl from `queries`")
     answers.add_argument("--out", type=Path, required=True)
     answers.set_defaults(run=cmd_answers)
+
+    run = sub.add_parser("run", help="run a comparison on local servers and print the study tables")
+    _add_dataset_flags(run, allow_path=False)
+    run.add_argument("--targets", required=True, help="comma-separated, e.g. questdb,timescaledb,postgres,influxdb")
+    run.add_argument("--types", help="comma-separated query types (default: all that fit the data)")
+    run.add_argument("--per-type", type=int, default=None, help="queries per type (default 10)")
+    run.add_argument("--query-seed", type=int)
+    run.add_argument("--workers", type=int, help="load and query workers (default 2)")
+    run.add_argument("--batch-size", type=int, help="rows per write batch (default 10000)")
+    run.add_argument("--hash-workers", action="store_true", help="a host always goes to the same worker")
+    run.add_argument("--trials", type=int, help="loads per target; the median is reported (default 1)")
+    run.add_argument("--hot-runs", type=int, help="hot passes after the cold one (default 3)")
+    run.add_argument("--settle-seconds", type=float, help="wait before the second footprint (default 0)")
+    run.add_argument("--results-dir", type=Path, default=Path("reports/out/runs"))
+    run.add_argument("--run-id", help="default: UTC time + random suffix")
+    run.add_argument("--state-dir", type=Path, help="server state root (default $TSBENCH_STATE or /var/tmp/tsbench)")
+    run.set_defaults(run=cmd_run)
     return parser
 
 
@@ -189,4 +235,7 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
     except (SpecError, DatasetError, ValueError, FileNotFoundError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if getattr(args, "failed", None):
+        print(f"error: target(s) failed: {', '.join(args.failed)} (details in the run folder)", file=sys.stderr)
+        return EXIT_TARGET_FAILED
     return 0

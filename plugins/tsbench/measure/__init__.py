@@ -1,0 +1,1 @@
+"""Measurement: load driver, query runner, resource sampler, latency statistics."""

@@ -1,0 +1,1 @@
+"""Results: Sample records, per-run result JSON, atomic writes, the run store."""

@@ -1,0 +1,290 @@
+"""A comparison run as phases over a run folder. Every phase reads what earlier phases wrote and
+writes its own JSON atomically, so phases can run in one process (``run_comparison``) or as
+separate pipeline tasks (Airflow), and a failed target never stops the others.
+
+Run folder layout::
+
+    run.json                    spec, dataset manifest summary, machine and client facts
+    queries.jsonl answers.jsonl the logical query set and the oracle's answers
+    targets/<name>/<phase>.json provision, load, footprint, cache_reset, queries, teardown, error
+    targets/<name>/rendered.jsonl  every query as sent to that database
+    result.json samples.jsonl   written by ``collect``
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from tsbench.machine import client_versions, machine_facts
+from tsbench.measure.load import load
+from tsbench.measure.query_runner import run_pass
+from tsbench.measure.resources import ResourceSampler
+from tsbench.results.files import read_json, write_json_atomic
+from tsbench.runtimes.local import LocalRuntime, LocalServer
+from tsbench.spec import RunSpec
+from tsbench.targets.base import Target, TargetError
+from tsbench.targets.registry import load_target
+from tsbench.timeutil import format_instant
+from tsbench.workload.dataset import Dataset, ensure_dataset
+from tsbench.workload.oracle import Oracle, read_answers, write_answers
+from tsbench.workload.queries import DataRange, generate_queries, read_query_set, write_jsonl, write_query_set
+
+log = logging.getLogger("tsbench.run")
+PHASES = ("provision", "prepare", "load", "settle", "cache_reset", "queries", "teardown")
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    moment = now or datetime.now(UTC)
+    return f"{moment:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:6]}"
+
+
+def prepare_run(spec: RunSpec, run_dir: Path, dataset_cache: Path | None = None) -> dict[str, Any]:
+    """Dataset (generated or reused), query set and reference answers; writes ``run.json``."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    dataset, reused = ensure_dataset(spec.dataset, dataset_cache)
+    generated_s = time.perf_counter() - started
+    queries = generate_queries(
+        DataRange.of(dataset), spec.resolved_query_types, spec.queries_per_type, spec.effective_query_seed
+    )
+    write_query_set(run_dir / "queries.jsonl", queries)
+    started = time.perf_counter()
+    oracle = Oracle(dataset)
+    try:
+        write_answers(run_dir / "answers.jsonl", oracle.answers(queries))
+    finally:
+        oracle.close()
+    body = {
+        "format": "tsbench-run/1",
+        "run_id": run_dir.name,
+        "created_at": format_instant(time.time_ns()),
+        "spec": spec.model_dump(),
+        "dataset": {
+            "id": dataset.id,
+            "path": str(dataset.path),
+            "reused": reused,
+            "generate_s": generated_s,
+            "rows": dataset.rows,
+            "rows_total": dataset.manifest["rows_total"],
+            "files_sha256": [f["sha256"] for f in dataset.manifest["files"]],
+            "generator_version": dataset.manifest["generator_version"],
+        },
+        "oracle_s": time.perf_counter() - started,
+        "queries": len(queries),
+        "machine": machine_facts(),
+        "clients": client_versions(),
+    }
+    write_json_atomic(run_dir / "run.json", body)
+    return body
+
+
+class TargetPhases:
+    """The phases of one target in one run (local runtime). Each phase is safe to call from a
+    fresh process: it re-attaches to the server instance named after the run and target."""
+
+    def __init__(self, run_dir: Path, name: str, runtime: LocalRuntime | None = None):
+        self.run_dir = run_dir
+        self.name = name
+        self.runtime = runtime or LocalRuntime()
+        self.dir = run_dir / "targets" / name
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.run = read_json(run_dir / "run.json")
+        self.spec = RunSpec.parse(**self.run["spec"])
+        self.instance = f"{self.run['run_id']}-{name}"
+        self.target_type = load_target(name)
+        self._dataset: Dataset | None = None
+
+    @property
+    def dataset(self) -> Dataset:
+        if self._dataset is None:
+            self._dataset = Dataset.open(self.run["dataset"]["path"])
+        return self._dataset
+
+    def server(self) -> LocalServer:
+        return self.runtime.attach(self.instance)
+
+    @contextmanager
+    def connect(self) -> Iterator[Target]:
+        target = self.target_type(self.server().endpoint(), self.dataset.use_case, self.dataset.tags())
+        try:
+            yield target
+        finally:
+            target.close()
+
+    def write(self, phase: str, body: dict[str, Any]) -> dict[str, Any]:
+        write_json_atomic(self.dir / f"{phase}.json", {"phase": phase, "target": self.name, **body})
+        return body
+
+    # -- phases ---------------------------------------------------------------------------------
+    def provision(self) -> dict[str, Any]:
+        started = time.perf_counter()
+        server = self.runtime.provision(self.target_type.server_recipe(), self.instance)
+        with self.connect() as target:
+            facts = {"version": target.version(), "settings": target.settings()}
+        return self.write(
+            "provision",
+            {
+                "runtime": self.runtime.name,
+                "seconds": time.perf_counter() - started,
+                "endpoint": server.endpoint().to_json(),
+                "server_binary": server.recipe.version(),
+                "config": server.recipe.config_text(),
+                "capabilities": {
+                    "durable": self.target_type.capabilities.durable,
+                    "compression": self.target_type.capabilities.compression,
+                    "unsupported": dict(self.target_type.capabilities.unsupported),
+                    "schema_note": self.target_type.capabilities.schema_note,
+                },
+                **facts,
+            },
+        )
+
+    def prepare(self) -> dict[str, Any]:
+        with self.connect() as target:
+            started = time.perf_counter()
+            target.create_schema()
+            return self.write("prepare", {"seconds": time.perf_counter() - started})
+
+    def load(self) -> dict[str, Any]:
+        """``trials`` loads (each into a fresh schema); the last trial's data stays for queries."""
+        trials = []
+        server = self.server()
+        with self.connect() as target:
+            for trial in range(self.spec.trials):
+                if trial:
+                    target.create_schema()
+                with ResourceSampler(server.processes) as sampler:
+                    result = load(
+                        target,
+                        self.dataset,
+                        self.spec.workers,
+                        self.spec.batch_size,
+                        self.spec.hash_workers,
+                        label=f"{self.name} trial {trial + 1}/{self.spec.trials}",
+                    )
+                counts = {m: target.row_count(m) for m in self.dataset.measurements}
+                expected = self.dataset.rows
+                trials.append({**result.to_json(), "resources": sampler.summary(), "row_counts": counts})
+                if counts != expected:
+                    self.write("load", {"trials": trials, "row_count_ok": False})
+                    raise TargetError(f"{self.name}: rows after load {counts} differ from the dataset's {expected}")
+        rates = sorted(t["rows_per_s"] for t in trials)
+        return self.write(
+            "load",
+            {"trials": trials, "row_count_ok": True, "median_rows_per_s": rates[len(rates) // 2]},
+        )
+
+    def _footprint(self, target: Target, server: LocalServer) -> dict[str, Any]:
+        own = target.footprint()
+        return {"bytes": own.bytes, "note": own.note, "parts": own.parts, "disk_bytes": server.disk_bytes()}
+
+    def settle(self) -> dict[str, Any]:
+        server = self.server()
+        with self.connect() as target:
+            after_load = self._footprint(target, server)
+            time.sleep(self.spec.settle_seconds)
+            after_settle = self._footprint(target, server)
+        return self.write(
+            "footprint",
+            {"after_load": after_load, "after_settle": after_settle, "settle_seconds": self.spec.settle_seconds},
+        )
+
+    def cache_reset(self) -> dict[str, Any]:
+        server = self.server()
+        if not self.target_type.capabilities.restartable:
+            return self.write("cache_reset", {"restarted": False, "os_cache_dropped": False, "note": "not restartable"})
+        return self.write("cache_reset", server.restart_cold())
+
+    def queries(self) -> dict[str, Any]:
+        queries = read_query_set(self.run_dir / "queries.jsonl")
+        expected = read_answers(self.run_dir / "answers.jsonl")
+        unsupported = self.target_type.capabilities.unsupported
+        runnable = [q for q in queries if q.type not in unsupported]
+        server = self.server()
+        with self.connect() as target:
+            rendered = {q.id: target.render(q) for q in runnable}
+            write_jsonl(self.dir / "rendered.jsonl", ({"id": q.id, "type": q.type, "text": rendered[q.id]} for q in runnable))
+            passes = []
+            with ResourceSampler(server.processes) as sampler:
+                for index in range(1 + self.spec.hot_runs):
+                    name = "cold" if index == 0 else f"hot-{index}"
+                    passes.append(
+                        run_pass(name, runnable, rendered, expected, target.session, self.spec.workers, self.name)
+                    )
+        cold, hot = passes[0], passes[1:]
+        hot_all = type(cold)("hot", [e for p in hot for e in p.executions], _sum_walls(hot))
+        checks = [e for p in passes for e in p.executions]
+        mismatches = [
+            {"pass": p.name, "query_id": e.query_id, **e.diff} for p in passes for e in p.executions if e.answer_ok is False
+        ]
+        errors = [{"pass": p.name, "query_id": e.query_id, "error": e.error} for p in passes for e in p.executions if e.error]
+        return self.write(
+            "queries",
+            {
+                "cold": cold.stats(),
+                "hot": hot_all.stats(),
+                "hot_passes": len(hot),
+                "unsupported": {t: r for t, r in unsupported.items() if t in {q.type for q in queries}},
+                "answer_checks": {
+                    "checked": sum(e.answer_ok is not None for e in checks),
+                    "agreed": sum(e.answer_ok is True for e in checks),
+                    "mismatches": len(mismatches),
+                    "mismatch_samples": mismatches[:20],
+                },
+                "errors": {"count": len(errors), "samples": errors[:20]},
+                "resources": sampler.summary(),
+            },
+        )
+
+    def teardown(self) -> dict[str, Any]:
+        """Stop the server and remove its files; safe to call at any point, even twice."""
+        started = time.perf_counter()
+        self.runtime.teardown(self.instance)
+        return self.write("teardown", {"seconds": time.perf_counter() - started})
+
+    def fail(self, phase: str, error: BaseException) -> dict[str, Any]:
+        log.error("target %s failed in %s: %s", self.name, phase, error)
+        return self.write("error", {"failed_phase": phase, "error": f"{type(error).__name__}: {error}"})
+
+    def run_all(self) -> bool:
+        """Every phase in order; teardown always runs. Returns True when the target succeeded."""
+        phase = "provision"
+        try:
+            for phase in PHASES[:-1]:
+                getattr(self, phase)()
+            return True
+        except Exception as error:
+            self.fail(phase, error)
+            return False
+        finally:
+            self.teardown()
+
+
+def _sum_walls(passes: list[Any]) -> dict[str, float]:
+    walls: dict[str, float] = {}
+    for item in passes:
+        for qtype, seconds in item.wall_s.items():
+            walls[qtype] = walls.get(qtype, 0.0) + seconds
+    return walls
+
+
+def run_comparison(
+    spec: RunSpec, results_root: Path, run_id: str | None = None, dataset_cache: Path | None = None,
+    runtime: LocalRuntime | None = None,
+) -> Path:
+    """The whole run in this process: prepare, every target in turn (isolated), collect."""
+    from tsbench.results.collect import collect
+
+    run_dir = results_root / (run_id or new_run_id())
+    prepare_run(spec, run_dir, dataset_cache)
+    for name in spec.targets:
+        TargetPhases(run_dir, name, runtime).run_all()
+    collect(run_dir)
+    return run_dir

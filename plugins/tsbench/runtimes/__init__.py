@@ -1,0 +1,1 @@
+"""Where servers run: local processes (``local.py``); docker and remote come later."""

@@ -1,0 +1,345 @@
+"""Local runtime: each target's server as a plain local process with its own ports, data and log.
+
+State of one server instance lives in ``<state root>/<instance>/`` (default root
+``$TSBENCH_STATE`` or ``/var/tmp/tsbench``, readable by service users such as ``postgres``)::
+
+    instance.json   recipe name, ports, pid, endpoint (so another process can attach)
+    server.log      the server's stdout/stderr
+    data/ …         whatever the recipe keeps
+
+Servers start in their own session (``start_new_session``), so they outlive the process that
+started them: a pipeline task can provision, and later tasks attach by instance name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import psutil
+
+from tsbench.targets.base import Endpoint, TargetError
+
+REPO = Path(__file__).resolve().parents[3]
+SCRIPTS = REPO / "scripts"
+
+
+def state_root() -> Path:
+    return Path(os.environ.get("TSBENCH_STATE") or "/var/tmp/tsbench")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def port_open(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket() as probe:
+        probe.settimeout(0.2)
+        return probe.connect_ex((host, port)) == 0
+
+
+def allocated_bytes(paths: list[Path]) -> int:
+    """Bytes allocated on disk (``st_blocks × 512``, like ``du``) under ``paths``; links not followed."""
+    total = 0
+    for root in paths:
+        if not root.exists():
+            continue
+        for folder, _, files in os.walk(root):
+            for name in files:
+                try:
+                    total += os.lstat(os.path.join(folder, name)).st_blocks * 512
+                except FileNotFoundError:
+                    pass  # a file removed while walking (compaction, WAL recycling)
+    return total
+
+
+def drop_os_caches() -> tuple[bool, str]:
+    """``sync`` then drop the page cache, dentries and inodes. Returns ``(done, how or why not)``."""
+    os.sync()
+    try:
+        Path("/proc/sys/vm/drop_caches").write_text("3\n")
+    except OSError as error:
+        return False, f"could not write /proc/sys/vm/drop_caches: {error.strerror or error}"
+    return True, "sync; echo 3 > /proc/sys/vm/drop_caches"
+
+
+class ServerRecipe(ABC):
+    """How to install, configure, run and check one server as a local process.
+
+    Subclasses live in their target's folder (``server.py``). Paths are below ``home``.
+    """
+
+    name: ClassVar[str]
+    install_script: ClassVar[str]  # file name in scripts/, run idempotently before the first start
+    port_roles: ClassVar[tuple[str, ...]]
+    run_as: ClassVar[str | None] = None  # system user to run the server as (files get chowned)
+    stop_signal: ClassVar[int] = signal.SIGTERM
+    start_timeout_s: ClassVar[float] = 120.0
+    stop_timeout_s: ClassVar[float] = 60.0
+
+    def __init__(self, home: Path, ports: dict[str, int]):
+        self.home = home
+        self.ports = ports
+
+    @property
+    def data_dir(self) -> Path:
+        return self.home / "data"
+
+    def install(self) -> None:
+        """Run the install script (idempotent; fast when already installed)."""
+        script = SCRIPTS / self.install_script
+        result = subprocess.run(["bash", str(script)], capture_output=True, text=True)
+        if result.returncode:
+            tail = "\n".join((result.stdout + result.stderr).splitlines()[-15:])
+            raise TargetError(f"{self.name}: {script.name} failed (exit {result.returncode}):\n{tail}")
+
+    @abstractmethod
+    def initialise(self) -> None:
+        """Create data directories and configuration (idempotent; keeps existing data)."""
+
+    @abstractmethod
+    def command(self) -> list[str]:
+        """The foreground server command."""
+
+    def environment(self) -> dict[str, str]:
+        return dict(os.environ)
+
+    @abstractmethod
+    def ready(self) -> bool:
+        """True when the server answers requests."""
+
+    def after_start(self) -> None:
+        """Work that needs the running server once (e.g. create a database); idempotent."""
+
+    @abstractmethod
+    def endpoint(self) -> Endpoint:
+        """How clients reach this server."""
+
+    def data_dirs(self) -> list[Path]:
+        """What ``footprint on disk`` counts: data + WAL directories."""
+        return [self.data_dir]
+
+    @abstractmethod
+    def version(self) -> str:
+        """Version of the installed server binary."""
+
+    def config_text(self) -> str:
+        """The configuration written by ``initialise`` (for the report's appendix)."""
+        return ""
+
+
+def _recipes() -> dict[str, type[ServerRecipe]]:
+    from tsbench.targets.registry import load_target, target_names
+
+    return {load_target(name).server_recipe().name: load_target(name).server_recipe() for name in target_names()}
+
+
+@dataclass
+class LocalServer:
+    """A server instance under the local runtime (create with ``LocalRuntime``)."""
+
+    instance: str
+    home: Path
+    recipe: ServerRecipe
+    pid: int | None = None
+
+    @property
+    def state_file(self) -> Path:
+        return self.home / "instance.json"
+
+    @property
+    def log_file(self) -> Path:
+        return self.home / "server.log"
+
+    def save(self) -> None:
+        body = {
+            "recipe": self.recipe.name,
+            "ports": self.recipe.ports,
+            "pid": self.pid,
+            "endpoint": self.recipe.endpoint().to_json(),
+        }
+        tmp = self.state_file.with_suffix(".tmp")
+        tmp.write_text(json.dumps(body, indent=2))
+        os.replace(tmp, self.state_file)
+
+    def endpoint(self) -> Endpoint:
+        return self.recipe.endpoint()
+
+    def process(self) -> psutil.Process | None:
+        if self.pid is None:
+            return None
+        try:
+            proc = psutil.Process(self.pid)
+        except psutil.NoSuchProcess:
+            return None
+        return proc if proc.status() != psutil.STATUS_ZOMBIE else None
+
+    def processes(self) -> list[psutil.Process]:
+        """The server process and its children (e.g. PostgreSQL backends)."""
+        proc = self.process()
+        if proc is None:
+            return []
+        try:
+            return [proc, *proc.children(recursive=True)]
+        except psutil.NoSuchProcess:
+            return []
+
+    def running(self) -> bool:
+        return self.process() is not None
+
+    def log_tail(self, lines: int = 20) -> str:
+        if not self.log_file.exists():
+            return "(no log)"
+        return "\n".join(self.log_file.read_text(errors="replace").splitlines()[-lines:])
+
+    def start(self) -> float:
+        """Start and wait until ready; returns seconds taken. Raises TargetError with the log tail."""
+        if self.running() and self.recipe.ready():
+            return 0.0
+        started = time.perf_counter()
+        user = self.recipe.run_as
+        with open(self.log_file, "ab") as log:
+            proc = subprocess.Popen(
+                self.recipe.command(),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                cwd=self.home,
+                env=self.recipe.environment(),
+                start_new_session=True,
+                user=user,
+                group=user,
+            )
+        self.pid = proc.pid
+        self.save()
+        deadline = started + self.recipe.start_timeout_s
+        while time.perf_counter() < deadline:
+            if proc.poll() is not None:
+                raise TargetError(
+                    f"{self.instance}: server exited with code {proc.returncode} during start:\n{self.log_tail()}"
+                )
+            if self.recipe.ready():
+                self.recipe.after_start()
+                return time.perf_counter() - started
+            time.sleep(0.1)
+        self.stop()
+        raise TargetError(
+            f"{self.instance}: not ready after {self.recipe.start_timeout_s:.0f} s:\n{self.log_tail()}"
+        )
+
+    def stop(self) -> float:
+        """Stop gracefully (SIGKILL after the recipe's timeout); returns seconds taken."""
+        started = time.perf_counter()
+        proc = self.process()
+        if proc is not None:
+            try:
+                proc.send_signal(self.recipe.stop_signal)
+                proc.wait(self.recipe.stop_timeout_s)
+            except psutil.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(10)
+            except psutil.NoSuchProcess:
+                pass
+        self._reap()
+        for port in self.recipe.ports.values():
+            deadline = time.perf_counter() + 10
+            while port_open(port) and time.perf_counter() < deadline:
+                time.sleep(0.05)
+        self.pid = None
+        if self.home.exists():
+            self.save()
+        return time.perf_counter() - started
+
+    def kill(self) -> None:
+        """SIGKILL the server's process group at once (fault injection)."""
+        proc = self.process()
+        if proc is not None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+        self._reap()
+
+    def _reap(self) -> None:
+        if self.pid is None:
+            return
+        try:
+            os.waitpid(self.pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+
+    def restart_cold(self) -> dict[str, Any]:
+        """Cold restart (ClickBench's recipe): stop → wait until down → sync + drop OS caches →
+        start → wait until ready. Returns what happened, including whether caches were dropped."""
+        stop_s = self.stop()
+        down = not self.recipe.ready()
+        dropped, how = drop_os_caches()
+        start_s = self.start()
+        return {
+            "restarted": True,
+            "was_down": down,
+            "os_cache_dropped": dropped,
+            "os_cache_note": how,
+            "stop_s": round(stop_s, 3),
+            "start_s": round(start_s, 3),
+        }
+
+    def disk_bytes(self) -> int:
+        return allocated_bytes(self.recipe.data_dirs())
+
+
+class LocalRuntime:
+    """Creates, finds and removes local server instances."""
+
+    name = "local"
+
+    def __init__(self, root: Path | None = None):
+        self.root = root or state_root()
+
+    def provision(self, recipe_type: type[ServerRecipe], instance: str, fresh: bool = True) -> LocalServer:
+        """Install, configure and start a server instance; ``fresh`` wipes a previous one first."""
+        home = self.root / instance
+        if fresh and home.exists():
+            self.teardown(instance, remove=True)
+        home.mkdir(parents=True, exist_ok=True)
+        if recipe_type.run_as:
+            self.root.chmod(0o755)
+            shutil.chown(home, recipe_type.run_as, recipe_type.run_as)
+        ports = {role: free_port() for role in recipe_type.port_roles}
+        server = LocalServer(instance, home, recipe_type(home, ports))
+        server.recipe.install()
+        server.recipe.initialise()
+        server.save()
+        server.start()
+        return server
+
+    def attach(self, instance: str) -> LocalServer:
+        """The instance provisioned earlier (possibly by another process)."""
+        home = self.root / instance
+        state = home / "instance.json"
+        if not state.is_file():
+            raise TargetError(f"no local server instance {instance!r} under {self.root}")
+        body = json.loads(state.read_text())
+        recipe_type = _recipes()[body["recipe"]]
+        return LocalServer(instance, home, recipe_type(home, dict(body["ports"])), body.get("pid"))
+
+    def teardown(self, instance: str, remove: bool = True) -> None:
+        """Stop the instance if it runs and (by default) delete its files. Never raises for a
+        missing instance: teardown must always be safe to run."""
+        home = self.root / instance
+        if (home / "instance.json").is_file():
+            try:
+                self.attach(instance).stop()
+            except (TargetError, KeyError):
+                pass
+        if remove:
+            shutil.rmtree(home, ignore_errors=True)

@@ -1,0 +1,166 @@
+"""The target contract: what every database folder provides.
+
+A target folder ``targets/<name>/`` holds ``target.py`` (a ``Target`` subclass named ``TARGET``
+at module level), ``server.py`` (its local-process ``ServerRecipe``), ``dialect.py`` (rendering of
+logical queries) and a ``README.md`` (versions, schema, tuning). Nothing outside a target folder
+branches on database names: differences are expressed through the methods and ``Capabilities`` here.
+
+Timing belongs to the callers (load driver, query runner); targets only do the work and report counts.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar, Protocol
+
+import pyarrow as pa
+
+from tsbench.workload.queries import LogicalQuery
+from tsbench.workload.usecases import UseCase
+
+
+class TargetError(RuntimeError):
+    """A target failed; the message says what and where (never contains credentials)."""
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a running server listens. Serialisable (it travels between pipeline tasks).
+
+    ``ports`` by role (e.g. ``{"http": 19000, "pg": 18812}``); ``secrets`` (passwords, tokens) are
+    excluded from ``to_json`` and ``repr`` and come from the environment or Airflow Connections.
+    """
+
+    host: str
+    ports: dict[str, int]
+    user: str | None = None
+    database: str | None = None
+    data_dirs: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+    secrets: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+
+    def port(self, role: str) -> int:
+        return self.ports[role]
+
+    def to_json(self) -> dict[str, Any]:
+        body = asdict(self)
+        body.pop("secrets")
+        body["data_dirs"] = list(self.data_dirs)
+        return body
+
+    @classmethod
+    def from_json(cls, body: Mapping[str, Any], secrets: Mapping[str, str] | None = None) -> Endpoint:
+        return cls(
+            host=body["host"],
+            ports=dict(body["ports"]),
+            user=body.get("user"),
+            database=body.get("database"),
+            data_dirs=tuple(body.get("data_dirs", ())),
+            extra=dict(body.get("extra", {})),
+            secrets=dict(secrets or {}),
+        )
+
+
+@dataclass(frozen=True)
+class Footprint:
+    """Storage used, in bytes, by the database's own accounting; ``note`` says what is counted."""
+
+    bytes: int
+    note: str
+    parts: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """Declared, never branched on by name.
+
+    ``unsupported`` maps a query type to the reason it cannot be expressed (shown in the report).
+    ``durable`` says whether ``flush()`` waits for data to be on disk (fsync/WAL) or only visible.
+    """
+
+    durable: bool
+    compression: str
+    unsupported: Mapping[str, str] = field(default_factory=dict)
+    restartable: bool = True
+    schema_note: str = ""
+
+
+class Writer(Protocol):
+    """One load worker's connection. ``write`` sends one batch and returns the rows it accepted."""
+
+    def write(self, measurement: str, batch: pa.RecordBatch) -> int: ...
+
+    def close(self) -> None: ...
+
+
+class Session(Protocol):
+    """One query worker's connection. ``execute`` runs rendered text and returns all rows, in the
+    column order of ``tsbench.workload.answers.answer_columns`` for the query's type."""
+
+    def execute(self, text: str) -> list[tuple[Any, ...]]: ...
+
+    def close(self) -> None: ...
+
+
+class Target(ABC):
+    """A database under test, connected to a running server at ``endpoint``."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]  # e.g. "QuestDB"
+    capabilities: ClassVar[Capabilities]
+
+    def __init__(self, endpoint: Endpoint, use_case: UseCase, tags: pa.Table):
+        """``tags`` is the dataset's entity tags table (one row per host/truck)."""
+        self.endpoint = endpoint
+        self.use_case = use_case
+        self.tags = tags
+
+    @staticmethod
+    @abstractmethod
+    def server_recipe() -> type:
+        """The ``ServerRecipe`` subclass that runs this target's server as a local process."""
+
+    @abstractmethod
+    def create_schema(self) -> None:
+        """Create fresh tables for every measurement of the use case (and the tags, where the
+        schema has a tags table). Drops whatever a previous attempt left, so a retry never
+        double-loads."""
+
+    @abstractmethod
+    def writer(self) -> Writer:
+        """A new connection for one load worker."""
+
+    @abstractmethod
+    def flush(self) -> None:
+        """Make everything written durable (or at least visible, per ``capabilities.durable``);
+        returns only when a query would see all rows. Called inside the timed load window."""
+
+    @abstractmethod
+    def row_count(self, measurement: str) -> int:
+        """Rows of ``measurement`` now stored."""
+
+    @abstractmethod
+    def render(self, query: LogicalQuery) -> str:
+        """The query in this database's dialect. Raise ``NotImplementedError`` only for types
+        listed in ``capabilities.unsupported``."""
+
+    @abstractmethod
+    def session(self) -> Session:
+        """A new connection for one query worker."""
+
+    @abstractmethod
+    def footprint(self) -> Footprint:
+        """Storage by the database's own accounting, including indexes and WAL where it keeps any."""
+
+    @abstractmethod
+    def version(self) -> str:
+        """Server version as the server reports it."""
+
+    def settings(self) -> dict[str, Any]:
+        """Configuration and tuning facts worth printing in the report (no secrets)."""
+        return {}
+
+    def close(self) -> None:
+        """Release connections held by the target object itself."""

@@ -1,0 +1,97 @@
+"""Real servers for integration tests: provisioned by the project's own scripts, torn down after.
+
+``serve(name)`` provisions a fresh local instance of target ``name`` (installing the server with
+``scripts/install_*.sh`` if needed) in a private state root and yields ``(server, target)`` connected
+to the ``small_dataset`` use case; ``load_all`` and ``check_all_queries`` are the shared steps.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from tsbench.runtimes.local import LocalRuntime, LocalServer
+from tsbench.targets.base import Target
+from tsbench.targets.registry import load_target
+from tsbench.workload.answers import Answer, compare
+from tsbench.workload.dataset import Dataset
+from tsbench.workload.oracle import Oracle
+from tsbench.workload.queries import DataRange, generate_queries
+from tsbench.workload.query_types import QUERY_TYPES
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="session")
+def runtime(tmp_path_factory: pytest.TempPathFactory) -> LocalRuntime:
+    root = Path("/var/tmp/tsbench-tests") / uuid.uuid4().hex[:8]
+    root.mkdir(parents=True)
+    root.parent.chmod(0o755)
+    return LocalRuntime(root)
+
+
+@contextmanager
+def serving(runtime: LocalRuntime, name: str, dataset: Dataset) -> Iterator[tuple[LocalServer, Target]]:
+    target_type = load_target(name)
+    instance = f"{name}-{uuid.uuid4().hex[:6]}"
+    server = runtime.provision(target_type.server_recipe(), instance)
+    target = target_type(server.endpoint(), dataset.use_case, dataset.tags())
+    try:
+        yield server, target
+    finally:
+        target.close()
+        runtime.teardown(instance)
+
+
+@pytest.fixture(scope="session")
+def serve(runtime: LocalRuntime) -> Callable:
+    def factory(name: str, dataset: Dataset):
+        return serving(runtime, name, dataset)
+
+    return factory
+
+
+def load_all(target: Target, dataset: Dataset, batch_rows: int = 5_000) -> int:
+    """Create the schema and write every measurement with one writer; flush; return rows written."""
+    target.create_schema()
+    writer = target.writer()
+    written = 0
+    try:
+        for measurement in dataset.measurements:
+            for batch in dataset.iter_batches(measurement, batch_rows):
+                written += writer.write(measurement, batch)
+    finally:
+        writer.close()
+    target.flush()
+    return written
+
+
+def check_all_queries(target: Target, dataset: Dataset, per_type: int = 3, seed: int = 5) -> dict[str, int]:
+    """Run ``per_type`` queries of every supported type; every answer must match the oracle.
+
+    Returns the number of non-empty answers per type (so a test can insist the check was not vacuous).
+    """
+    oracle = Oracle(dataset)
+    supported = [t for t in QUERY_TYPES if t not in target.capabilities.unsupported]
+    queries = generate_queries(DataRange.of(dataset), supported, per_type, seed)
+    session = target.session()
+    nonempty: dict[str, int] = dict.fromkeys(supported, 0)
+    failures = []
+    try:
+        for query in queries:
+            text = target.render(query)
+            actual = Answer.build(query.query_type, session.execute(text))
+            expected = oracle.answer(query)
+            result = compare(expected, actual)
+            if not result.ok:
+                failures.append(f"{query.id}: {result.reason}\n  query: {text}\n  diff: {result.diff[:2]}")
+            nonempty[query.type] += bool(expected.rows)
+    finally:
+        session.close()
+        oracle.close()
+    assert not failures, "answers differ from the oracle:\n" + "\n".join(failures)
+    return nonempty

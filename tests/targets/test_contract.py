@@ -1,0 +1,63 @@
+"""Contract tests over the registry: every target folder is complete and covers every query type."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import pytest
+
+from tsbench.runtimes.local import ServerRecipe
+from tsbench.targets.base import Capabilities, Target
+from tsbench.targets.registry import load_target, target_names
+from tsbench.workload.queries import DataRange, generate_queries
+from tsbench.workload.query_types import QUERY_TYPES
+from tsbench.workload.usecases import get_use_case
+
+TARGETS = Path(__file__).resolve().parents[2] / "plugins" / "tsbench" / "targets"
+EXPECTED = {"influxdb", "postgres", "questdb", "timescaledb"}
+
+
+def test_registry_finds_the_local_targets() -> None:
+    assert EXPECTED <= set(target_names())
+
+
+@pytest.mark.parametrize("name", target_names())
+def test_folder_has_the_same_parts(name: str) -> None:
+    folder = TARGETS / name
+    for part in ("__init__.py", "target.py", "server.py", "dialect.py", "README.md"):
+        assert (folder / part).is_file(), f"targets/{name}/{part} is missing"
+    readme = (folder / "README.md").read_text().lower()
+    assert "version" in readme and "schema" in readme
+
+
+@pytest.mark.parametrize("name", target_names())
+def test_target_class_declares_what_it_is(name: str) -> None:
+    target = load_target(name)
+    assert issubclass(target, Target) and not inspect.isabstract(target)
+    assert isinstance(target.capabilities, Capabilities) and target.title
+    assert issubclass(target.server_recipe(), ServerRecipe)
+    for qtype, reason in target.capabilities.unsupported.items():
+        assert qtype in QUERY_TYPES, f"{name} declares unknown query type {qtype}"
+        assert len(reason) > 15, f"{name}: give a real reason for not supporting {qtype}"
+
+
+@pytest.mark.parametrize("name", target_names())
+def test_every_query_type_is_rendered_or_declared_unsupported(name: str) -> None:
+    """Fails while any query type is neither rendered nor declared unsupported with a reason."""
+    target_type = load_target(name)
+    use_case = get_use_case("cpu-only")
+    from tsbench.spec import DatasetSpec
+    from tsbench.workload.generate import generate
+
+    tags = generate(DatasetSpec.parse(scale=10, end="2016-01-01T00:00:10Z")).tags
+    target = target_type.__new__(target_type)
+    Target.__init__(target, None, use_case, tags)  # rendering needs no connection
+    data = DataRange(1_451_606_400 * 10**9, 1_451_692_800 * 10**9, 10**10, 10)
+    for query in generate_queries(data, list(QUERY_TYPES), 2, seed=1):
+        if query.type in target_type.capabilities.unsupported:
+            with pytest.raises(NotImplementedError):
+                target.render(query)
+            continue
+        text = target.render(query)
+        assert isinstance(text, str) and text.strip(), f"{name}: empty rendering of {query.type}"

@@ -1,0 +1,64 @@
+"""The query runner on a DuckDB-backed session: statistics per type, mismatch and error recording."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tsbench.measure.query_runner import run_pass
+from tsbench.measure.stats import latency_stats
+from tsbench.workload.dataset import Dataset
+from tsbench.workload.oracle import Oracle, oracle_sql
+from tsbench.workload.queries import DataRange, LogicalQuery, generate_queries
+
+
+class DuckSession:
+    """Executes the oracle's own SQL (rendered text = query id); can corrupt or fail answers."""
+
+    def __init__(self, oracle: Oracle, by_id: dict[str, LogicalQuery], corrupt: set[str], broken: set[str]):
+        self.oracle, self.by_id, self.corrupt, self.broken = oracle, by_id, corrupt, broken
+
+    def execute(self, text: str) -> list[tuple[Any, ...]]:
+        if text in self.broken:
+            raise RuntimeError("syntax error at or near SELECT")
+        sql, params = oracle_sql(self.by_id[text])
+        rows = self.oracle.connection.cursor().execute(sql, params).fetchall()
+        if text in self.corrupt:
+            rows = rows[1:]  # lose a row
+        return rows
+
+    def close(self) -> None:
+        pass
+
+
+def test_stats_checks_and_failures(small_dataset: Dataset) -> None:
+    queries = generate_queries(DataRange.of(small_dataset), ["lastpoint", "single-groupby-1-1-1", "ycsb-read"], 6, 3)
+    oracle = Oracle(small_dataset)
+    expected = {q.id: oracle.answer(q) for q in queries}
+    by_id = {q.id: q for q in queries}
+    corrupt, broken = {"lastpoint#2"}, {"ycsb-read#4"}
+    result = run_pass(
+        "cold",
+        queries,
+        {q.id: q.id for q in queries},
+        expected,
+        lambda: DuckSession(oracle, by_id, corrupt, broken),
+        workers=2,
+    )
+    stats = result.stats()
+    assert set(stats) == {"lastpoint", "single-groupby-1-1-1", "ycsb-read"}
+    assert stats["lastpoint"]["count"] == 6 and stats["lastpoint"]["mismatches"] == 1
+    assert stats["ycsb-read"]["errors"] == 1 and stats["ycsb-read"]["count"] == 5
+    assert stats["single-groupby-1-1-1"]["mismatches"] == 0 and stats["single-groupby-1-1-1"]["qps"] > 0
+    bad = next(e for e in result.executions if e.query_id == "lastpoint#2")
+    assert bad.answer_ok is False and "expected 12 rows, got 11" in bad.diff["reason"]
+    failed = next(e for e in result.executions if e.query_id == "ycsb-read#4")
+    assert failed.latency_ms is None and "syntax error" in failed.error
+    assert [e.query_id for e in result.executions][:6] == [f"lastpoint#{i}" for i in range(6)]
+
+
+def test_latency_stats() -> None:
+    stats = latency_stats([1.0, 2.0, 3.0, 4.0], wall_s=2.0, errors=1)
+    assert stats["count"] == 4 and stats["qps"] == 2.0 and stats["errors"] == 1
+    assert stats["min_ms"] == 1.0 and stats["max_ms"] == 4.0 and stats["p50_ms"] == 2.5
+    assert abs(stats["stddev_ms"] - 1.118) < 1e-3
+    assert latency_stats([], wall_s=1.0)["count"] == 0
