@@ -49,7 +49,10 @@ def main() -> None:
     args = parser.parse_args()
     dataset, _ = ensure_dataset(DatasetSpec.parse(scale=args.scale))
     rows = dataset.manifest["rows_total"]
-    print(f"load harness: {rows:,} rows, {args.workers} workers, batch {args.batch_size:,}, median of {args.trials}")
+    print(
+        f"load harness: {rows:,} rows, {args.workers} workers, batch {args.batch_size:,}, "
+        f"median of {args.trials}"
+    )
     sink = NullTarget(None, dataset.use_case, dataset.tags())
     ceiling = median_rate(sink, dataset, args)
     print(f"{'client ceiling (sink)':>24}: {ceiling:>12,.0f} rows/s")

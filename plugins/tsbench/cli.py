@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from tsbench.progress import Progress
-from tsbench.spec import DatasetSpec, QuerySetSpec, RunSpec, SpecError
+from tsbench.spec import DatasetSpec, QuerySetSpec, SpecError
 from tsbench.workload.dataset import Dataset, DatasetError, cache_dir, ensure_dataset
 
 EXIT_BAD_INPUT = 2
@@ -141,31 +141,38 @@ def cmd_answers(args: argparse.Namespace) -> str:
 
 
 def cmd_run(args: argparse.Namespace) -> str:
+    from tsbench.comparison import parse_comparison
     from tsbench.results.tables import all_tables
     from tsbench.runner import run_comparison
     from tsbench.runtimes.local import LocalRuntime
 
-    spec = RunSpec.parse(
-        **_dataset_spec(args).dataset_key(),
-        targets=args.targets.split(",") if args.targets else [],
-        query_types=args.types.split(",") if args.types else None,
-        queries_per_type=args.per_type,
-        query_seed=args.query_seed,
-        workers=args.workers,
-        batch_size=args.batch_size,
-        hash_workers=args.hash_workers,
-        trials=args.trials,
-        hot_runs=args.hot_runs,
-        settle_seconds=args.settle_seconds,
+    dataset = {k: v for k, v in _dataset_spec(args).dataset_key().items() if k != "scale"}
+    scales = [int(s) for s in args.scales.split(",")] if args.scales else [args.scale or 100]
+    specs = parse_comparison(
+        {
+            **dataset,
+            "scales": scales,
+            "targets": args.targets.split(",") if args.targets else [],
+            "query_types": args.types.split(",") if args.types else None,
+            "queries_per_type": args.per_type,
+            "query_seed": args.query_seed,
+            "workers": args.workers,
+            "batch_size": args.batch_size,
+            "hash_workers": args.hash_workers,
+            "trials": args.trials,
+            "hot_runs": args.hot_runs,
+            "settle_seconds": args.settle_seconds,
+        }
     )
     runtime = LocalRuntime(args.state_dir) if args.state_dir else LocalRuntime()
     started = time.perf_counter()
-    run_dir = run_comparison(spec, args.results_dir, args.run_id, args.cache_dir, runtime)
+    folder = run_comparison(specs, args.results_dir, args.run_id, args.cache_dir, runtime)
     from tsbench.results.files import read_json
 
-    result = read_json(run_dir / "result.json")
-    args.failed = [name for name, body in result["targets"].items() if body["status"] != "ok"]
-    return f"{all_tables(result)}\n\nrun finished in {time.perf_counter() - started:.1f} s → {run_dir}"
+    comparison = read_json(folder / "comparison.json")
+    args.failed = comparison["failed_targets"]
+    tables = [f"scale {scale}\n\n{all_tables(result)}" for scale, result in comparison["results"].items()]
+    return "\n\n".join(tables) + f"\n\nrun finished in {time.perf_counter() - started:.1f} s → {folder}"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -208,7 +215,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run a comparison on local servers and print the study tables")
     _add_dataset_flags(run, allow_path=False)
-    run.add_argument("--targets", required=True, help="comma-separated, e.g. questdb,timescaledb,postgres,influxdb")
+    run.add_argument("--scales", help="comma-separated scales, one comparison each (default: --scale)")
+    run.add_argument(
+        "--targets", required=True, help="comma-separated, e.g. questdb,timescaledb,postgres,influxdb"
+    )
     run.add_argument("--types", help="comma-separated query types (default: all that fit the data)")
     run.add_argument("--per-type", type=int, default=None, help="queries per type (default 10)")
     run.add_argument("--query-seed", type=int)
@@ -220,7 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--settle-seconds", type=float, help="wait before the second footprint (default 0)")
     run.add_argument("--results-dir", type=Path, default=Path("reports/out/runs"))
     run.add_argument("--run-id", help="default: UTC time + random suffix")
-    run.add_argument("--state-dir", type=Path, help="server state root (default $TSBENCH_STATE or /var/tmp/tsbench)")
+    run.add_argument(
+        "--state-dir", type=Path, help="server state root (default $TSBENCH_STATE or /var/tmp/tsbench)"
+    )
     run.set_defaults(run=cmd_run)
     return parser
 
@@ -236,6 +248,8 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
         print(f"error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     if getattr(args, "failed", None):
-        print(f"error: target(s) failed: {', '.join(args.failed)} (details in the run folder)", file=sys.stderr)
+        print(
+            f"error: target(s) failed: {', '.join(args.failed)} (details in the run folder)", file=sys.stderr
+        )
         return EXIT_TARGET_FAILED
     return 0

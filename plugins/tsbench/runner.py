@@ -45,12 +45,38 @@ def new_run_id(now: datetime | None = None) -> str:
     return f"{moment:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:6]}"
 
 
-def prepare_run(spec: RunSpec, run_dir: Path, dataset_cache: Path | None = None) -> dict[str, Any]:
-    """Dataset (generated or reused), query set and reference answers; writes ``run.json``."""
+def prepare_dataset(spec: RunSpec, run_dir: Path, dataset_cache: Path | None = None) -> dict[str, Any]:
+    """Generate (or reuse) the dataset; writes ``run.json`` with the spec, dataset and machine facts."""
     run_dir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     dataset, reused = ensure_dataset(spec.dataset, dataset_cache)
-    generated_s = time.perf_counter() - started
+    body = {
+        "format": "tsbench-run/1",
+        "run_id": run_dir.name,
+        "created_at": format_instant(time.time_ns()),
+        "spec": spec.model_dump(),
+        "dataset": {
+            "id": dataset.id,
+            "path": str(dataset.path),
+            "reused": reused,
+            "generate_s": time.perf_counter() - started,
+            "rows": dataset.rows,
+            "rows_total": dataset.manifest["rows_total"],
+            "files_sha256": [f["sha256"] for f in dataset.manifest["files"]],
+            "generator_version": dataset.manifest["generator_version"],
+        },
+        "machine": machine_facts(),
+        "clients": client_versions(),
+    }
+    write_json_atomic(run_dir / "run.json", body)
+    return body
+
+
+def prepare_oracle(run_dir: Path) -> dict[str, Any]:
+    """The logical query set and the oracle's reference answers; adds their facts to ``run.json``."""
+    run = read_json(run_dir / "run.json")
+    spec = RunSpec.parse(**run["spec"])
+    dataset = Dataset.open(run["dataset"]["path"])
     queries = generate_queries(
         DataRange.of(dataset), spec.resolved_query_types, spec.queries_per_type, spec.effective_query_seed
     )
@@ -61,28 +87,15 @@ def prepare_run(spec: RunSpec, run_dir: Path, dataset_cache: Path | None = None)
         write_answers(run_dir / "answers.jsonl", oracle.answers(queries))
     finally:
         oracle.close()
-    body = {
-        "format": "tsbench-run/1",
-        "run_id": run_dir.name,
-        "created_at": format_instant(time.time_ns()),
-        "spec": spec.model_dump(),
-        "dataset": {
-            "id": dataset.id,
-            "path": str(dataset.path),
-            "reused": reused,
-            "generate_s": generated_s,
-            "rows": dataset.rows,
-            "rows_total": dataset.manifest["rows_total"],
-            "files_sha256": [f["sha256"] for f in dataset.manifest["files"]],
-            "generator_version": dataset.manifest["generator_version"],
-        },
-        "oracle_s": time.perf_counter() - started,
-        "queries": len(queries),
-        "machine": machine_facts(),
-        "clients": client_versions(),
-    }
-    write_json_atomic(run_dir / "run.json", body)
-    return body
+    run.update(oracle_s=time.perf_counter() - started, queries=len(queries))
+    write_json_atomic(run_dir / "run.json", run)
+    return run
+
+
+def prepare_run(spec: RunSpec, run_dir: Path, dataset_cache: Path | None = None) -> dict[str, Any]:
+    """Dataset, query set and reference answers for one scale."""
+    prepare_dataset(spec, run_dir, dataset_cache)
+    return prepare_oracle(run_dir)
 
 
 class TargetPhases:
@@ -120,6 +133,9 @@ class TargetPhases:
 
     def write(self, phase: str, body: dict[str, Any]) -> dict[str, Any]:
         write_json_atomic(self.dir / f"{phase}.json", {"phase": phase, "target": self.name, **body})
+        error = self.dir / "error.json"
+        if error.is_file() and read_json(error).get("failed_phase") == phase:
+            error.unlink()  # a retry of the failed phase succeeded
         return body
 
     # -- phases ---------------------------------------------------------------------------------
@@ -153,13 +169,13 @@ class TargetPhases:
             return self.write("prepare", {"seconds": time.perf_counter() - started})
 
     def load(self) -> dict[str, Any]:
-        """``trials`` loads (each into a fresh schema); the last trial's data stays for queries."""
+        """``trials`` loads, each into a freshly created schema (so a retry never double-loads);
+        the last trial's data stays for the queries."""
         trials = []
         server = self.server()
         with self.connect() as target:
             for trial in range(self.spec.trials):
-                if trial:
-                    target.create_schema()
+                target.create_schema()  # fresh every time: a retried load never double-loads
                 with ResourceSampler(server.processes) as sampler:
                     result = load(
                         target,
@@ -174,7 +190,9 @@ class TargetPhases:
                 trials.append({**result.to_json(), "resources": sampler.summary(), "row_counts": counts})
                 if counts != expected:
                     self.write("load", {"trials": trials, "row_count_ok": False})
-                    raise TargetError(f"{self.name}: rows after load {counts} differ from the dataset's {expected}")
+                    raise TargetError(
+                        f"{self.name}: rows after load {counts} differ from the dataset's {expected}"
+                    )
         rates = sorted(t["rows_per_s"] for t in trials)
         return self.write(
             "load",
@@ -193,13 +211,19 @@ class TargetPhases:
             after_settle = self._footprint(target, server)
         return self.write(
             "footprint",
-            {"after_load": after_load, "after_settle": after_settle, "settle_seconds": self.spec.settle_seconds},
+            {
+                "after_load": after_load,
+                "after_settle": after_settle,
+                "settle_seconds": self.spec.settle_seconds,
+            },
         )
 
     def cache_reset(self) -> dict[str, Any]:
         server = self.server()
         if not self.target_type.capabilities.restartable:
-            return self.write("cache_reset", {"restarted": False, "os_cache_dropped": False, "note": "not restartable"})
+            return self.write(
+                "cache_reset", {"restarted": False, "os_cache_dropped": False, "note": "not restartable"}
+            )
         return self.write("cache_reset", server.restart_cold())
 
     def queries(self) -> dict[str, Any]:
@@ -210,21 +234,34 @@ class TargetPhases:
         server = self.server()
         with self.connect() as target:
             rendered = {q.id: target.render(q) for q in runnable}
-            write_jsonl(self.dir / "rendered.jsonl", ({"id": q.id, "type": q.type, "text": rendered[q.id]} for q in runnable))
+            write_jsonl(
+                self.dir / "rendered.jsonl",
+                ({"id": q.id, "type": q.type, "text": rendered[q.id]} for q in runnable),
+            )
             passes = []
             with ResourceSampler(server.processes) as sampler:
                 for index in range(1 + self.spec.hot_runs):
                     name = "cold" if index == 0 else f"hot-{index}"
                     passes.append(
-                        run_pass(name, runnable, rendered, expected, target.session, self.spec.workers, self.name)
+                        run_pass(
+                            name, runnable, rendered, expected, target.session, self.spec.workers, self.name
+                        )
                     )
         cold, hot = passes[0], passes[1:]
         hot_all = type(cold)("hot", [e for p in hot for e in p.executions], _sum_walls(hot))
         checks = [e for p in passes for e in p.executions]
         mismatches = [
-            {"pass": p.name, "query_id": e.query_id, **e.diff} for p in passes for e in p.executions if e.answer_ok is False
+            {"pass": p.name, "query_id": e.query_id, **e.diff}
+            for p in passes
+            for e in p.executions
+            if e.answer_ok is False
         ]
-        errors = [{"pass": p.name, "query_id": e.query_id, "error": e.error} for p in passes for e in p.executions if e.error]
+        errors = [
+            {"pass": p.name, "query_id": e.query_id, "error": e.error}
+            for p in passes
+            for e in p.executions
+            if e.error
+        ]
         return self.write(
             "queries",
             {
@@ -276,15 +313,21 @@ def _sum_walls(passes: list[Any]) -> dict[str, float]:
 
 
 def run_comparison(
-    spec: RunSpec, results_root: Path, run_id: str | None = None, dataset_cache: Path | None = None,
+    specs: list[RunSpec],
+    results_root: Path,
+    run_id: str | None = None,
+    dataset_cache: Path | None = None,
     runtime: LocalRuntime | None = None,
 ) -> Path:
-    """The whole run in this process: prepare, every target in turn (isolated), collect."""
-    from tsbench.results.collect import collect
+    """A whole comparison in this process: every scale (prepare, every target in turn, isolated),
+    then ``comparison.json``. Returns the comparison folder."""
+    from tsbench.comparison import collect_comparison, scale_dir
 
-    run_dir = results_root / (run_id or new_run_id())
-    prepare_run(spec, run_dir, dataset_cache)
-    for name in spec.targets:
-        TargetPhases(run_dir, name, runtime).run_all()
-    collect(run_dir)
-    return run_dir
+    folder = results_root / (run_id or new_run_id())
+    for spec in specs:
+        run_dir = scale_dir(folder, spec.scale)
+        prepare_run(spec, run_dir, dataset_cache)
+        for name in spec.targets:
+            TargetPhases(run_dir, name, runtime).run_all()
+    collect_comparison(folder)
+    return folder

@@ -19,7 +19,7 @@ EXPECTED = {"influxdb", "postgres", "questdb", "timescaledb"}
 
 
 def test_registry_finds_the_local_targets() -> None:
-    assert EXPECTED <= set(target_names())
+    assert set(target_names()) >= EXPECTED
 
 
 @pytest.mark.parametrize("name", target_names())

@@ -128,12 +128,12 @@ def test_per_host_runs_are_the_same_rows_in_runs(dataset_cache) -> None:
 
 def test_chunking_bounds_memory_and_keeps_runs_whole() -> None:
     chunks = plan_chunks(epochs=360, entities=100_000, run_length=1)
-    assert all(c.rows <= 1 << 20 for c in chunks)
+    assert all(c.rows <= 1 << 18 for c in chunks)
     assert sum(c.rows for c in chunks) == 36_000_000
     runs = plan_chunks(epochs=100, entities=7, run_length=10, target_rows=50)
     assert all(c.ne % 10 == 0 for c in runs) and sum(c.rows for c in runs) == 700
     huge = plan_chunks(epochs=3, entities=5_000_000, run_length=1)
-    assert all(c.rows <= 1 << 20 for c in huge) and sum(c.rows for c in huge) == 15_000_000
+    assert all(c.rows <= 1 << 18 for c in huge) and sum(c.rows for c in huge) == 15_000_000
 
 
 def test_generated_batches_do_not_depend_on_chunk_size_for_tags() -> None:

@@ -77,7 +77,9 @@ def test_a_failing_writer_stops_the_load_with_a_clear_error(small_dataset: Datas
     target = Recording(None, small_dataset.use_case, small_dataset.tags())
     target.create_schema()
     target.fail_after = 20_000
-    with pytest.raises(LoadError, match="failed after 20,000 rows: worker \\d: ConnectionError: server went away"):
+    with pytest.raises(
+        LoadError, match=r"failed after 20,000 rows: worker \d: ConnectionError: server went away"
+    ):
         load(target, small_dataset, workers=2, batch_size=1_000)
     assert not target.flushed
 

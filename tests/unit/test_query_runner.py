@@ -31,7 +31,9 @@ class DuckSession:
 
 
 def test_stats_checks_and_failures(small_dataset: Dataset) -> None:
-    queries = generate_queries(DataRange.of(small_dataset), ["lastpoint", "single-groupby-1-1-1", "ycsb-read"], 6, 3)
+    queries = generate_queries(
+        DataRange.of(small_dataset), ["lastpoint", "single-groupby-1-1-1", "ycsb-read"], 6, 3
+    )
     oracle = Oracle(small_dataset)
     expected = {q.id: oracle.answer(q) for q in queries}
     by_id = {q.id: q for q in queries}

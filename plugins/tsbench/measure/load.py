@@ -176,7 +176,9 @@ def load(
     progress: list[dict[str, float]] = []
     started = time.perf_counter()
     threads = [threading.Thread(target=read, name="load-reader", daemon=True)]
-    threads += [threading.Thread(target=work, args=(i,), name=f"load-worker-{i}", daemon=True) for i in range(workers)]
+    threads += [
+        threading.Thread(target=work, args=(i,), name=f"load-worker-{i}", daemon=True) for i in range(workers)
+    ]
     for thread in threads:
         thread.start()
     last_t, last_rows = started, 0

@@ -126,7 +126,10 @@ def _run_type(
                     latency = (time.perf_counter() - started) * 1000
                     outcome = (Execution(query.id, query.type, latency), rows)
                 except Exception as error:
-                    outcome = (Execution(query.id, query.type, None, f"{type(error).__name__}: {error}"[:500]), None)
+                    outcome = (
+                        Execution(query.id, query.type, None, f"{type(error).__name__}: {error}"[:500]),
+                        None,
+                    )
                     if session is not None:  # a broken connection is replaced for the next query
                         _close_quietly(session)
                         session = None

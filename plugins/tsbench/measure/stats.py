@@ -7,7 +7,9 @@ from typing import Any
 import numpy as np
 
 
-def latency_stats(latencies_ms: list[float], wall_s: float, errors: int = 0, mismatches: int = 0) -> dict[str, Any]:
+def latency_stats(
+    latencies_ms: list[float], wall_s: float, errors: int = 0, mismatches: int = 0
+) -> dict[str, Any]:
     """count, errors, mismatches, min / p50 / mean / p90 / p95 / p99 / max / stddev (ms), qps, wall_s.
 
     ``qps`` = successful queries / wall-clock seconds of the pass over this query type.

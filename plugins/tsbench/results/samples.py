@@ -24,7 +24,9 @@ class Sample:
 
     @classmethod
     def from_json(cls, body: dict[str, Any]) -> Sample:
-        return cls(body["metric"], body["value"], body["unit"], dict(body.get("labels", {})), body["timestamp"])
+        return cls(
+            body["metric"], body["value"], body["unit"], dict(body.get("labels", {})), body["timestamp"]
+        )
 
 
 def stamp(samples: list[Sample], labels: dict[str, str]) -> list[Sample]:

@@ -20,7 +20,14 @@ def load_table(result: dict[str, Any]) -> str:
             continue
         best = sorted(trials, key=lambda t: t["rows_per_s"])[len(trials) // 2]
         rows.append(
-            [name, body["status"], f"{best['rows']:,}", f"{best['seconds']:.2f}", f"{best['rows_per_s']:,.0f}", f"{best['metrics_per_s']:,.0f}"]
+            [
+                name,
+                body["status"],
+                f"{best['rows']:,}",
+                f"{best['seconds']:.2f}",
+                f"{best['rows_per_s']:,.0f}",
+                f"{best['metrics_per_s']:,.0f}",
+            ]
         )
     return tabulate(rows, ["target", "status", "rows", "seconds", "rows/s", "metrics/s"], tablefmt="github")
 
@@ -52,8 +59,20 @@ def footprint_table(result: dict[str, Any]) -> str:
     for name, body in result["targets"].items():
         fp = body.get("footprint", {})
         load, settle = fp.get("after_load", {}), fp.get("after_settle", {})
-        rows.append([name, _gb(load.get("bytes")), _gb(settle.get("bytes")), _gb(load.get("disk_bytes")), _gb(settle.get("disk_bytes"))])
-    return tabulate(rows, ["target", "DB GB after load", "DB GB after settle", "disk GB after load", "disk GB after settle"], tablefmt="github")
+        rows.append(
+            [
+                name,
+                _gb(load.get("bytes")),
+                _gb(settle.get("bytes")),
+                _gb(load.get("disk_bytes")),
+                _gb(settle.get("disk_bytes")),
+            ]
+        )
+    return tabulate(
+        rows,
+        ["target", "DB GB after load", "DB GB after settle", "disk GB after load", "disk GB after settle"],
+        tablefmt="github",
+    )
 
 
 def summary(result: dict[str, Any]) -> str:
@@ -71,7 +90,8 @@ def all_tables(result: dict[str, Any]) -> str:
     return "\n\n".join(
         [
             "Load\n" + load_table(result),
-            "Queries (hot, queries/s; ✗ = errors or answers differing from the oracle)\n" + query_table(result, "hot"),
+            "Queries (hot, queries/s; ✗ = errors or answers differing from the oracle)\n"
+            + query_table(result, "hot"),
             "Queries (cold, mean ms)\n" + query_table(result, "cold", "mean_ms"),
             "Footprint\n" + footprint_table(result),
             summary(result),

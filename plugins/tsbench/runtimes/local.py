@@ -13,6 +13,7 @@ started them: a pipeline task can provision, and later tasks attach by instance 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -57,10 +58,8 @@ def allocated_bytes(paths: list[Path]) -> int:
             continue
         for folder, _, files in os.walk(root):
             for name in files:
-                try:
+                with contextlib.suppress(FileNotFoundError):  # removed while walking (compaction, WAL)
                     total += os.lstat(os.path.join(folder, name)).st_blocks * 512
-                except FileNotFoundError:
-                    pass  # a file removed while walking (compaction, WAL recycling)
     return total
 
 
@@ -119,7 +118,7 @@ class ServerRecipe(ABC):
     def ready(self) -> bool:
         """True when the server answers requests."""
 
-    def after_start(self) -> None:
+    def after_start(self) -> None:  # noqa: B027 - an optional hook
         """Work that needs the running server once (e.g. create a database); idempotent."""
 
     @abstractmethod
@@ -142,7 +141,9 @@ class ServerRecipe(ABC):
 def _recipes() -> dict[str, type[ServerRecipe]]:
     from tsbench.targets.registry import load_target, target_names
 
-    return {load_target(name).server_recipe().name: load_target(name).server_recipe() for name in target_names()}
+    return {
+        load_target(name).server_recipe().name: load_target(name).server_recipe() for name in target_names()
+    }
 
 
 @dataclass
@@ -226,8 +227,9 @@ class LocalServer:
         deadline = started + self.recipe.start_timeout_s
         while time.perf_counter() < deadline:
             if proc.poll() is not None:
+                code = proc.returncode
                 raise TargetError(
-                    f"{self.instance}: server exited with code {proc.returncode} during start:\n{self.log_tail()}"
+                    f"{self.instance}: server exited with code {code} during start:\n{self.log_tail()}"
                 )
             if self.recipe.ready():
                 self.recipe.after_start()
@@ -272,10 +274,8 @@ class LocalServer:
     def _reap(self) -> None:
         if self.pid is None:
             return
-        try:
+        with contextlib.suppress(ChildProcessError):  # not our child: nothing to reap
             os.waitpid(self.pid, os.WNOHANG)
-        except ChildProcessError:
-            pass
 
     def restart_cold(self) -> dict[str, Any]:
         """Cold restart (ClickBench's recipe): stop → wait until down → sync + drop OS caches →
@@ -337,9 +337,7 @@ class LocalRuntime:
         missing instance: teardown must always be safe to run."""
         home = self.root / instance
         if (home / "instance.json").is_file():
-            try:
+            with contextlib.suppress(TargetError, KeyError):
                 self.attach(instance).stop()
-            except (TargetError, KeyError):
-                pass
         if remove:
             shutil.rmtree(home, ignore_errors=True)

@@ -162,5 +162,5 @@ class Target(ABC):
         """Configuration and tuning facts worth printing in the report (no secrets)."""
         return {}
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - an optional hook
         """Release connections held by the target object itself."""

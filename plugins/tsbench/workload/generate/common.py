@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-GENERATOR_VERSION = "1"
-ROWS_PER_CHUNK = 1 << 20
+GENERATOR_VERSION = "2"
+ROWS_PER_CHUNK = 1 << 18
 
 
 def stream(seed: int, purpose: str) -> np.random.Generator:
@@ -99,7 +99,7 @@ class ClampedWalk:
         k = self.state.shape[0]
         values = rng.standard_normal((k, ne, nh), dtype=np.float32)
         if not np.all(self.sd == 1.0):
-            values *= self.sd.astype(np.float32)
+            values *= self.sd.astype(np.float32)[:, None, None]
         uniform = np.all(self.lo == self.lo[0]) and np.all(self.hi == self.hi[0])
         lo = self.lo[0] if uniform else self.lo.astype(np.float32)[:, None]
         hi = self.hi[0] if uniform else self.hi.astype(np.float32)[:, None]

@@ -168,14 +168,12 @@ class _Walk:
 def _carry_forward(mark: np.ndarray, values: np.ndarray, carry: np.ndarray) -> np.ndarray:
     """``values`` at the latest marked epoch (inclusive) per host; ``carry`` before the first mark.
 
-    ``mark`` and ``values`` are ``(ne, nh)``; ``carry`` ``(nh,)`` is updated in place.
+    ``mark`` and ``values`` are ``(ne, nh)``, ``carry`` is ``(nh,)``; the last row is the next carry.
     """
     ne, nh = mark.shape
     last = np.where(mark, np.arange(ne)[:, None], -1)
     np.maximum.accumulate(last, axis=0, out=last)
-    held = np.where(last >= 0, values[np.maximum(last, 0), np.arange(nh)], carry[None, :])
-    carry[:] = held[-1]
-    return held
+    return np.where(last >= 0, values[np.maximum(last, 0), np.arange(nh)], carry[None, :])
 
 
 def _int(values: np.ndarray) -> np.ndarray:
@@ -561,15 +559,15 @@ class _Redis(_Part):
         uptime = _int(np.floor(self.clock.seconds(chunk)) - self.started[cols])
         ops = (steps[2] + steps[3] + steps[4]) / dt
         memory = _int(share * self.maxmemory[cols])
-        rss = _int(memory * fragmentation.astype(np.float64))
+        rss = _int(memory * fragmentation)
         peak = np.maximum(np.maximum.accumulate(memory, axis=0), self.peak[cols])
         self.peak[cols] = peak[-1]
         epoch = chunk.e0 + np.arange(ne)[:, None]
         saved = (epoch + self.save_phase[cols]) % self.save_period[cols] == 0
-        at_save = _carry_forward(saved, traffic[4], self.writes_at_save[cols].copy())
+        at_save = _carry_forward(saved, traffic[4], self.writes_at_save[cols])
         self.writes_at_save[cols] = at_save[-1]
         fork = _carry_forward(
-            saved, np.floor(memory / MIB * self.fork_usec[cols] + 100.0), self.last_fork[cols].copy()
+            saved, np.floor(memory / MIB * self.fork_usec[cols] + 100.0), self.last_fork[cols]
         )
         self.last_fork[cols] = fork[-1]
         offset = self.offset.add(steps[4] * self.command_size[cols], chunk)[0]

@@ -86,14 +86,24 @@ def _batches(
 
 
 def _emit_index(values: MeasurementChunk, chunk: Chunk, order: np.ndarray | None) -> np.ndarray | None:
-    """Positions (into the interleaved rows) in emission order, after drops and delays."""
+    """Positions (into the interleaved rows) in emission order, after drops and delays.
+
+    A point delayed by ``d`` epochs is emitted right after the point that the same entity would
+    emit ``d`` epochs later (at the latest, at the end of the chunk), so delays keep the chosen
+    ingestion pattern (interleaved or per-host runs) for every other point.
+    """
     if values.keep is None and values.delay is None:
         return order
     base = order if order is not None else np.arange(chunk.rows, dtype=np.int64)
     if values.delay is not None:
-        epoch = np.repeat(np.arange(chunk.ne), chunk.nh) + values.delay.reshape(-1)
-        emit_at = np.minimum(epoch, chunk.ne - 1)[base]
-        base = base[np.argsort(emit_at, kind="stable")]
+        position = np.empty(chunk.rows, dtype=np.int64)
+        position[base] = np.arange(chunk.rows)  # where each interleaved row is emitted
+        epoch = np.repeat(np.arange(chunk.ne), chunk.nh)
+        entity = np.tile(np.arange(chunk.nh), chunk.ne)
+        delay = values.delay.reshape(-1)
+        target = np.minimum(epoch + delay, chunk.ne - 1) * chunk.nh + entity
+        key = 2 * position[target] + (delay > 0)
+        base = base[np.argsort(key[base], kind="stable")]
     if values.keep is not None:
         base = base[values.keep.reshape(-1)[base]]
     return base
