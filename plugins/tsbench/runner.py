@@ -52,7 +52,8 @@ def prepare_dataset(spec: RunSpec, run_dir: Path, dataset_cache: Path | None = N
     dataset, reused = ensure_dataset(spec.dataset, dataset_cache)
     body = {
         "format": "tsbench-run/1",
-        "run_id": run_dir.name,
+        "run_id": run_dir.parent.name,  # the comparison's id; this folder is one scale of it
+        "scale_dir": run_dir.name,
         "created_at": format_instant(time.time_ns()),
         "spec": spec.model_dump(),
         "dataset": {
@@ -110,7 +111,7 @@ class TargetPhases:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.run = read_json(run_dir / "run.json")
         self.spec = RunSpec.parse(**self.run["spec"])
-        self.instance = f"{self.run['run_id']}-{name}"
+        self.instance = f"{self.run['run_id']}-{run_dir.name}-{name}"  # unique per comparison
         self.target_type = load_target(name)
         self._dataset: Dataset | None = None
 
