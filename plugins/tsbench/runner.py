@@ -132,7 +132,18 @@ class TargetPhases:
         finally:
             target.close()
 
+    def run_phase(self, name: str) -> dict[str, Any]:
+        """Run phase ``name``; its file gets ``wall_s``, the phase's wall time inside the library."""
+        self._started = time.perf_counter()
+        try:
+            return getattr(self, name)()
+        finally:
+            self._started = None
+
     def write(self, phase: str, body: dict[str, Any]) -> dict[str, Any]:
+        started = getattr(self, "_started", None)
+        if started is not None:
+            body = {**body, "wall_s": time.perf_counter() - started}
         write_json_atomic(self.dir / f"{phase}.json", {"phase": phase, "target": self.name, **body})
         error = self.dir / "error.json"
         if error.is_file() and read_json(error).get("failed_phase") == phase:
@@ -296,13 +307,13 @@ class TargetPhases:
         phase = "provision"
         try:
             for phase in PHASES[:-1]:
-                getattr(self, phase)()
+                self.run_phase(phase)
             return True
         except Exception as error:
             self.fail(phase, error)
             return False
         finally:
-            self.teardown()
+            self.run_phase("teardown")
 
 
 def _sum_walls(passes: list[Any]) -> dict[str, float]:

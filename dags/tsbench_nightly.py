@@ -1,0 +1,18 @@
+"""### tsbench nightly comparison
+
+Every night at 02:30 UTC: TimescaleDB, QuestDB, InfluxDB and plain PostgreSQL on TSBS cpu-only data
+(100 hosts × 1 day at 10 s), all query types, checked against the oracle, validated with
+great_expectations, reported (HTML + PDF) and published. No catch-up: a missed night is not replayed.
+
+Trigger it by hand with other parameters, or use the `tsbench_comparison` DAG for ad-hoc runs.
+Results: `reports/out/runs/<run>/`; report: `report/report.html` and `report.pdf` there and in `latest/`.
+"""
+
+from tsbench.airflow.comparison_dag import build_comparison_dag
+
+dag = build_comparison_dag(
+    dag_id="tsbench_nightly",
+    schedule="30 2 * * *",
+    doc_md=__doc__,
+    tags=["tsbench", "nightly", "benchmark"],
+)

@@ -1,0 +1,94 @@
+"""The trigger form: typed Airflow Params mirroring RunSpec (JSON-schema checked by Airflow, then
+checked again, with RunSpec's messages, by the first task before any work)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from airflow.sdk import Param
+
+from tsbench.targets.registry import target_names
+from tsbench.workload.query_types import QUERY_TYPES
+from tsbench.workload.usecases import USE_CASES
+
+DEFAULTS: dict[str, Any] = {
+    "targets": ["questdb", "timescaledb", "postgres", "influxdb"],
+    "scales": [100],
+    "use_case": "cpu-only",
+    "start": "2016-01-01T00:00:00Z",
+    "duration": "1d",
+    "interval": "10s",
+    "seed": 123,
+    "ingestion": "interleaved",
+    "run_length": 10,
+    "workers": 2,
+    "batch_size": 10_000,
+    "hash_workers": False,
+    "query_types": [],
+    "queries_per_type": 10,
+    "trials": 1,
+    "hot_runs": 3,
+    "settle_seconds": 0,
+    "runtime": "local",
+}
+
+
+def comparison_params(overrides: dict[str, Any] | None = None) -> dict[str, Param]:
+    d = {**DEFAULTS, **(overrides or {})}
+    return {
+        "targets": Param(
+            d["targets"],
+            type="array",
+            items={"type": "string", "enum": list(target_names())},
+            minItems=1,
+            uniqueItems=True,
+            title="Targets",
+            description="Databases to compare; each runs alone on the machine, one after another.",
+        ),
+        "scales": Param(
+            d["scales"],
+            type="array",
+            items={"type": "integer", "minimum": 1, "maximum": 10_000_000},
+            minItems=1,
+            uniqueItems=True,
+            title="Scales",
+            description="Numbers of hosts (TSBS scale); one branch per scale, e.g. [100, 1000, 10000].",
+        ),
+        "use_case": Param(d["use_case"], enum=list(USE_CASES), title="Use case"),
+        "start": Param(d["start"], type="string", title="Start", description="First timestamp, ISO-8601."),
+        "duration": Param(
+            d["duration"], type="string", pattern=r"^\d+(ns|us|ms|s|m|min|h|d)$", title="Duration"
+        ),
+        "interval": Param(
+            d["interval"], type="string", pattern=r"^\d+(ns|us|ms|s|m|min|h|d)$", title="Interval"
+        ),
+        "seed": Param(d["seed"], type="integer", minimum=0, title="Data seed"),
+        "ingestion": Param(d["ingestion"], enum=["interleaved", "per-host-runs"], title="Ingestion order"),
+        "run_length": Param(d["run_length"], type="integer", minimum=1, title="Rows per host run"),
+        "workers": Param(d["workers"], type="integer", minimum=1, maximum=256, title="Workers"),
+        "batch_size": Param(
+            d["batch_size"], type="integer", minimum=1, maximum=1_000_000, title="Batch size"
+        ),
+        "hash_workers": Param(d["hash_workers"], type="boolean", title="Hash workers"),
+        "query_types": Param(
+            d["query_types"],
+            type="array",
+            items={"type": "string", "enum": list(QUERY_TYPES)},
+            uniqueItems=True,
+            title="Query types",
+            description="Empty = every type that fits the data.",
+        ),
+        "queries_per_type": Param(d["queries_per_type"], type="integer", minimum=1, title="Queries per type"),
+        "trials": Param(d["trials"], type="integer", minimum=1, maximum=100, title="Load trials"),
+        "hot_runs": Param(d["hot_runs"], type="integer", minimum=1, maximum=100, title="Hot passes"),
+        "settle_seconds": Param(d["settle_seconds"], type="number", minimum=0, title="Settle seconds"),
+        "runtime": Param(d["runtime"], enum=["local", "docker", "aws"], title="Runtime"),
+    }
+
+
+def run_parameters(params: dict[str, Any]) -> dict[str, Any]:
+    """Params as given → the input of ``tsbench.comparison.parse_comparison``."""
+    values = dict(params)
+    if not values.get("query_types"):
+        values["query_types"] = None
+    return values

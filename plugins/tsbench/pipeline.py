@@ -1,0 +1,164 @@
+"""After the branches: collect, validate, report, publish, verdict — the same steps for the Airflow
+DAG and the command line.
+
+Where things go: runs under ``$TSBENCH_RESULTS`` (default ``reports/out/runs``), with the run
+index ``index.json`` there; the local publication is ``reports/out/index.html`` (every run, newest
+first) and ``reports/out/latest/`` (the newest run whose validation passed). S3 publication happens
+when a bucket is configured (``TSBENCH_S3_BUCKET``, ``TSBENCH_S3_PREFIX``; endpoint, region and
+credentials from the standard AWS environment, or from the Airflow connection ``tsbench_s3``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import uuid
+from pathlib import Path
+from typing import Any
+
+from tsbench.comparison import collect_comparison
+from tsbench.results.files import read_json, write_bytes_atomic
+from tsbench.results.store import RunStore, spec_match
+
+log = logging.getLogger("tsbench.pipeline")
+REPO = Path(__file__).resolve().parents[2]
+HISTORY_RUNS = 10
+
+
+def results_root() -> Path:
+    return Path(os.environ.get("TSBENCH_RESULTS") or REPO / "reports" / "out" / "runs")
+
+
+def publish_root() -> Path:
+    """Where the local publication (index.html, latest/) goes: the parent of the results root."""
+    return results_root().parent
+
+
+def store() -> RunStore:
+    return RunStore(results_root())
+
+
+def _history(folder: Path) -> list[dict[str, Any]]:
+    """Earlier results of the same use case, scale and targets (one list over every scale)."""
+    comparison = read_json(folder / "comparison.json")
+    runs = store()
+    history: list[dict[str, Any]] = []
+    for result in comparison["results"].values():
+        history += runs.history(spec_match(result), n=HISTORY_RUNS, before=comparison)
+    return history
+
+
+def collect_run(folder: Path) -> str:
+    """result.json per scale, comparison.json, and the run recorded in the run index."""
+    comparison = collect_comparison(folder)
+    store().record(folder)
+    log.info(
+        "collected %s: scales %s, failed targets: %s",
+        folder.name,
+        comparison["scales"],
+        ", ".join(comparison["failed_targets"]) or "none",
+    )
+    return str(folder)
+
+
+def validate_run(folder: Path) -> dict[str, Any]:
+    """great_expectations suites; returns a small summary (validation.json has everything)."""
+    from tsbench.validation import validate_run as validate
+
+    outcome = validate(folder, _history(folder))
+    store().record(folder)
+    summary = {
+        "success": outcome["success"],
+        "critical_failed": outcome["critical_failed"],
+        "warnings": len(outcome.get("warnings", [])),
+    }
+    log.info("validation: %s", summary)
+    return summary
+
+
+def render_run_report(folder: Path) -> str:
+    from tsbench.report import render_report
+
+    files = render_report(folder, _history(folder))
+    store().record(folder)
+    log.info("report: %s and %s", files.html, files.pdf)
+    return str(files.html)
+
+
+def _publish_locally(folder: Path) -> dict[str, Any]:
+    """``latest/`` (only when validation passed; swapped in atomically) and ``index.html``."""
+    from tsbench.results.publish import render_index_html
+
+    root = publish_root()
+    validation = folder / "validation.json"
+    passed = validation.is_file() and read_json(validation).get("success") is True
+    latest = root / "latest"
+    if passed:
+        staging = root / f".latest-{uuid.uuid4().hex[:8]}"
+        shutil.copytree(folder / "report", staging)
+        for name in ("comparison.json", "validation.json"):
+            shutil.copy2(folder / name, staging / name)
+        (staging / "RUN").write_text(folder.name + "\n")
+        old = root / f".latest-old-{uuid.uuid4().hex[:8]}"
+        if latest.exists():
+            latest.rename(old)
+        staging.rename(latest)
+        shutil.rmtree(old, ignore_errors=True)
+    runs = store().index()
+    relative = os.path.relpath(results_root(), root)
+    for run in runs:
+        base = f"{relative}/{run['run_id']}/"
+        run["links"] = {
+            "report_html": base + "report/report.html",
+            "report_pdf": base + "report/report.pdf",
+            "result": base + "comparison.json",
+            "validation": base + "validation.json",
+        }
+    newest_passed = next((r for r in runs if r.get("verdict") == "passed"), None)
+    write_bytes_atomic(root / "index.html", render_index_html(runs, newest_passed).encode())
+    return {"latest_replaced": passed, "index": str(root / "index.html")}
+
+
+def s3_settings() -> dict[str, Any] | None:
+    """S3 publication settings from the environment, or None when no bucket is configured."""
+    bucket = os.environ.get("TSBENCH_S3_BUCKET")
+    if not bucket:
+        return None
+    return {
+        "bucket": bucket,
+        "prefix": os.environ.get("TSBENCH_S3_PREFIX", ""),
+        "endpoint_url": os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL"),
+        "create_bucket": os.environ.get("TSBENCH_S3_CREATE_BUCKET", "") == "1",
+    }
+
+
+def publish_run(folder: Path, s3: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Local publication always; S3 when ``s3`` (or the environment) names a bucket."""
+    from tsbench.results import publish
+
+    outcome: dict[str, Any] = {"local": _publish_locally(folder)}
+    settings = s3 if s3 is not None else s3_settings()
+    if settings:
+        settings = dict(settings)
+        bucket, prefix = settings.pop("bucket"), settings.pop("prefix", "")
+        done = publish.publish_run(folder, bucket, prefix, **settings)
+        outcome["s3"] = {"bucket": bucket, "prefix": prefix, **{k: v for k, v in done.items() if k != "keys"}}
+        log.info("published to s3://%s/%s", bucket, prefix)
+    else:
+        outcome["s3"] = "skipped: no bucket configured (TSBENCH_S3_BUCKET or connection tsbench_s3)"
+        log.info("S3 publication %s", outcome["s3"])
+    return outcome
+
+
+def verdict_of(folder: Path) -> list[str]:
+    """Reasons the comparison counts as failed (empty when it passed)."""
+    comparison = read_json(folder / "comparison.json")
+    problems = [f"target {name} failed" for name in comparison["failed_targets"]]
+    validation = folder / "validation.json"
+    if validation.is_file():
+        body = read_json(validation)
+        problems += [f"critical expectation failed: {name}" for name in body.get("critical_failed", [])]
+    else:
+        problems.append("not validated")
+    return problems

@@ -1,0 +1,205 @@
+"""Charts as inline SVG text (matplotlib's SVG backend, no pyplot, no files).
+
+Deterministic: a fixed ``svg.hashsalt`` and no date in the metadata, so the same figures give the same
+bytes. Every ``id`` in a chart is prefixed with the chart's own key, so several charts can live in one
+HTML document without their ids (clip paths, glyphs, markers) colliding. A target keeps its colour in
+every chart and every run (``target_colour``).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+import zlib
+from collections.abc import Mapping, Sequence
+
+import matplotlib
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+# Okabe–Ito colour-blind-safe palette; a target keeps its colour across charts and runs.
+KNOWN_COLOURS = {
+    "questdb": "#CC79A7",
+    "timescaledb": "#E69F00",
+    "postgres": "#0072B2",
+    "influxdb": "#009E73",
+    "mongodb": "#56B4E9",
+    "griddb": "#D55E00",
+    "clickhouse": "#8C7A00",
+}
+FALLBACK_COLOURS = ("#332288", "#117733", "#882255", "#44AA99", "#AA4499", "#999933", "#6699CC", "#661100")
+INK = "#222222"
+GRID = "#dddddd"
+MUTED = "#777777"
+RC = {
+    "svg.hashsalt": "tsbench-report",
+    "svg.fonttype": "none",  # text stays text: small, searchable in the PDF, laid out by the page's font
+    "font.family": "DejaVu Sans",
+    "font.size": 9,
+    "axes.edgecolor": "#999999",
+    "axes.labelcolor": INK,
+    "xtick.color": INK,
+    "ytick.color": INK,
+    "axes.titlesize": 10,
+}
+ASPECT = 'preserveAspectRatio="xMinYMin meet"'
+FONT_STACK = "'DejaVu Sans', 'Liberation Sans', Arial, sans-serif"
+_ID_REFERENCE = re.compile(r'(\bid="|href="#|url\(#)([^")]+)')
+
+
+def target_colour(name: str) -> str:
+    """The colour of a target: a fixed one for the known databases, else one chosen by name hash."""
+    if name in KNOWN_COLOURS:
+        return KNOWN_COLOURS[name]
+    return FALLBACK_COLOURS[zlib.crc32(name.encode()) % len(FALLBACK_COLOURS)]
+
+
+def _svg(fig: Figure, key: str) -> str:
+    buffer = io.StringIO()
+    with matplotlib.rc_context(RC):
+        fig.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight", pad_inches=0.15)
+    text = buffer.getvalue()
+    text = text[text.index("<svg") :]  # drop the XML declaration and DOCTYPE: inline in HTML
+    text = _ID_REFERENCE.sub(lambda m: f"{m.group(1)}{key}-{m.group(2)}", text)
+    text = text.replace("font-family: 'DejaVu Sans'", f"font-family: {FONT_STACK}")
+    # The size comes from CSS (width 100 %, height from the viewBox's ratio), so the chart scales
+    # with the page; the drawn pt size is dropped.
+    text = re.sub(
+        r'<svg([^>]*?) width="[\d.]+pt" height="[\d.]+pt"',
+        lambda m: f'<svg{m.group(1)} class="chart" role="img" aria-label="{key}" {ASPECT}',
+        text,
+        count=1,
+    )
+    return text.strip()
+
+
+def _human(value: float, _position: float | None = None) -> str:
+    if value == 0:
+        return "0"
+    for suffix, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(value) >= scale:
+            return f"{value / scale:g}{suffix}"
+    return f"{value:g}"
+
+
+def _style(ax: object, axis: str = "y") -> None:
+    ax.grid(axis=axis, color=GRID, linewidth=0.6)  # type: ignore[attr-defined]
+    ax.set_axisbelow(True)  # type: ignore[attr-defined]
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)  # type: ignore[attr-defined]
+
+
+def bar_chart(
+    key: str,
+    labels: Sequence[str],
+    values: Sequence[float | None],
+    colours: Sequence[str],
+    unit: str,
+    notes: Sequence[str] = (),
+    value_text: Sequence[str] = (),
+) -> str:
+    """Horizontal bars, one per target, the value written at the end of each bar. A ``None`` value
+    draws no bar and writes its note (e.g. "failed in load") instead."""
+    with matplotlib.rc_context(RC):
+        fig = Figure(figsize=(7.0, 0.45 * len(labels) + 0.7))
+        ax = fig.add_subplot()
+        positions = list(range(len(labels)))[::-1]
+        drawn = [v or 0.0 for v in values]
+        ax.barh(positions, drawn, color=list(colours), height=0.6)
+        top = max(drawn, default=0.0) or 1.0
+        for index, (pos, value) in enumerate(zip(positions, values, strict=True)):
+            if value is None:
+                note = notes[index] if index < len(notes) else "no figure"
+                ax.text(top * 0.01, pos, note, va="center", ha="left", color=MUTED, fontstyle="italic")
+            else:
+                text = value_text[index] if index < len(value_text) else _human(value)
+                ax.text(value + top * 0.01, pos, text, va="center", ha="left", color=INK)
+        ax.set_yticks(positions, list(labels))
+        ax.set_xlim(0, top * 1.18)
+        ax.xaxis.set_major_formatter(FuncFormatter(_human))
+        ax.set_xlabel(unit)
+        _style(ax, "x")
+        return _svg(fig, key)
+
+
+def grouped_bars(
+    key: str,
+    groups: Sequence[str],
+    series: Mapping[str, Sequence[float | None]],
+    colours: Mapping[str, str],
+    unit: str,
+    rotate: bool = True,
+) -> str:
+    """Vertical bars grouped per query type, one bar per target (missing values leave a gap).
+    A log scale is used when the values span more than a factor of 30."""
+    series = {label: values for label, values in series.items() if any(values)}  # nothing to draw: no legend
+    present = [v for values in series.values() for v in values if v]
+    log = bool(present) and max(present) / min(present) > 30
+    with matplotlib.rc_context(RC):
+        fig = Figure(figsize=(7.4, 2.9) if rotate else (7.0, 2.4))
+        ax = fig.add_subplot()
+        count = max(len(series), 1)
+        width = 0.8 / count
+        for index, (label, values) in enumerate(series.items()):
+            xs = [g + (index - (count - 1) / 2) * width for g in range(len(groups))]
+            pairs = [(x, v) for x, v in zip(xs, values, strict=True) if v]
+            if pairs:
+                ax.bar(
+                    [p[0] for p in pairs],
+                    [p[1] for p in pairs],
+                    width=width,
+                    color=colours[label],
+                    label=label,
+                )
+            else:
+                ax.bar([], [], color=colours[label], label=label)
+        if log:
+            ax.set_yscale("log")
+            # from the decade below the smallest value, so the smallest bar is visibly a bar
+            ax.set_ylim(bottom=10 ** math.floor(math.log10(min(present))))
+            ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+            ax.yaxis.set_minor_formatter(NullFormatter())
+        ax.yaxis.set_major_formatter(FuncFormatter(_human))
+        if rotate:
+            ax.set_xticks(range(len(groups)), list(groups), rotation=40, ha="right", rotation_mode="anchor")
+        else:
+            ax.set_xticks(range(len(groups)), list(groups))
+        ax.set_xlim(-0.6, len(groups) - 0.4)
+        ax.set_ylabel(unit + (" (log scale)" if log else ""))
+        ax.legend(ncols=min(count, 4), frameon=False, loc="lower left", bbox_to_anchor=(0, 1.0))
+        _style(ax)
+        return _svg(fig, key)
+
+
+def trend_chart(
+    key: str,
+    runs: Sequence[str],
+    series: Mapping[str, Sequence[float | None]],
+    colours: Mapping[str, str],
+    title: str,
+    unit: str,
+    xlabel: str = "",
+) -> str:
+    """One line per target over the runs (oldest left); a missing value breaks the line."""
+    with matplotlib.rc_context(RC):
+        fig = Figure(figsize=(7.0, 2.3))
+        ax = fig.add_subplot()
+        xs = list(range(len(runs)))
+        for label, values in series.items():
+            ys = [math.nan if v is None else v for v in values]
+            ax.plot(xs, ys, marker="o", markersize=4, linewidth=1.6, color=colours[label], label=label)
+        if xlabel:
+            ax.set_xticks(xs, list(runs))
+            ax.set_xlabel(xlabel)
+        else:
+            ax.set_xticks(xs, list(runs), rotation=30, ha="right", rotation_mode="anchor")
+        if len(xs) == 1:
+            ax.set_xlim(-0.5, 0.5)
+        ax.set_ylim(bottom=0)
+        ax.yaxis.set_major_formatter(FuncFormatter(_human))
+        ax.set_ylabel(unit)
+        ax.set_title(title, loc="left", color=INK)
+        ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        _style(ax)
+        return _svg(fig, key)

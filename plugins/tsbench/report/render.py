@@ -1,0 +1,156 @@
+"""Render a run into ``report.html`` (self-contained: inline CSS and SVG) and ``report.pdf``.
+
+The input is a run folder (``result.json`` + ``targets/<name>/rendered.jsonl``, as
+``tsbench.runner`` and ``tsbench.results.collect`` leave it) or a comparison folder
+(``comparison.json`` + one such run folder per scale, see ``tsbench.comparison``): one document then
+covers every scale, with a table per scale × database up front. ``validation.json`` is read from the
+run folder, else from the comparison folder around it.
+
+One Jinja2 template (``templates/report.html.j2``) makes the HTML; WeasyPrint lays the very same HTML
+out for print (the stylesheet's ``@page`` / ``@media print`` rules: A4, page numbers, repeated table
+headers, no cut rows, page breaks before the big sections). Both files are written atomically
+(temporary file in the same folder, then rename), so a reader never sees half a report.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+
+from tsbench.comparison import SCALE_PREFIX
+from tsbench.report import fmt
+from tsbench.report.model import build_report_context, read_examples, read_result, read_validation
+
+log = logging.getLogger("tsbench.report")
+TEMPLATES = Path(__file__).parent / "templates"
+TEMPLATE = "report.html.j2"
+STYLESHEET = "report.css"
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    html: Path
+    pdf: Path
+
+
+def write_atomic(path: Path, data: bytes, mode: int = 0o644) -> Path:
+    """Write ``data`` to a temporary file next to ``path``, fsync, then rename over ``path``.
+    The report is meant to be read by others (a web server, a colleague): mode 0644."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fchmod(handle.fileno(), mode)
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def _environment() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATES),
+        autoescape=select_autoescape(["html", "j2"], default_for_string=True),
+        undefined=StrictUndefined,
+        trim_blocks=False,
+        lstrip_blocks=False,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(fmt.FILTERS)
+    return env
+
+
+Inputs = list[tuple[dict[str, Any], dict[str, Any] | None, dict[str, dict[str, str]]]]
+
+
+def render_document(runs: Sequence[Any], history: Sequence[Mapping[str, Any]] = ()) -> str:
+    """The report as one HTML document for ``runs`` = (result, validation, examples) per scale;
+    the same text goes to the browser and to WeasyPrint."""
+    context = build_report_context(runs, history)
+    css = Markup((TEMPLATES / STYLESHEET).read_text())  # our own stylesheet, not input
+    return _environment().get_template(TEMPLATE).render(css=css, **context)
+
+
+def render_html(
+    result: Mapping[str, Any],
+    validation: Mapping[str, Any] | None = None,
+    examples: Mapping[str, Mapping[str, str]] | None = None,
+    history: Sequence[Mapping[str, Any]] = (),
+) -> str:
+    """The report of one result (one scale) as one HTML document."""
+    return render_document([(result, validation, examples)], history)
+
+
+def _comparison_validation(folder: Path) -> dict[str, Any] | None:
+    return read_validation(folder) if (folder / "comparison.json").is_file() else None
+
+
+def read_inputs(folder: Path) -> Inputs:
+    """(result, validation, examples) of a run folder, or of every scale of a comparison folder."""
+    if (folder / "result.json").is_file():
+        result = read_result(folder)
+        validation = read_validation(folder) or _comparison_validation(folder.parent)
+        return [(result, validation, read_examples(folder, result["targets"]))]
+    scales = sorted(
+        (int(path.name.removeprefix(SCALE_PREFIX)), path)
+        for path in folder.glob(f"{SCALE_PREFIX}*")
+        if path.name.removeprefix(SCALE_PREFIX).isdigit() and (path / "result.json").is_file()
+    )
+    if not scales:
+        raise FileNotFoundError(
+            f"{folder / 'result.json'} does not exist and {folder} holds no collected scale folder: "
+            "collect the run first (tsbench.results.collect / tsbench.comparison.collect_comparison)"
+        )
+    shared = read_validation(folder)
+    inputs: Inputs = []
+    for _, path in scales:
+        result = read_result(path)
+        inputs.append((result, read_validation(path) or shared, read_examples(path, result["targets"])))
+    return inputs
+
+
+def html_to_pdf(html: str, base_url: str | None = None) -> bytes:
+    """Lay the HTML out for print (A4) with WeasyPrint."""
+    from weasyprint import HTML  # heavy import: only when a PDF is made
+
+    return HTML(string=html, base_url=base_url).write_pdf()
+
+
+def render_report(
+    run_dir: Path, history: Sequence[Mapping[str, Any]] = (), out_dir: Path | None = None
+) -> ReportFiles:
+    """Render ``run_dir`` — a run folder or a comparison folder (see the module docstring) — with
+    ``history`` = earlier runs' result dicts (or comparison dicts) for the trend charts, to
+    ``report.html`` and ``report.pdf`` in ``out_dir`` (default ``run_dir / "report"``)."""
+    run_dir = Path(run_dir)
+    out = Path(out_dir) if out_dir is not None else run_dir / "report"
+    started = time.perf_counter()
+    inputs = read_inputs(run_dir)
+    html = render_document(inputs, list(history))
+    html_done = time.perf_counter()
+    pdf = html_to_pdf(html, base_url=str(run_dir))
+    files = ReportFiles(
+        html=write_atomic(out / "report.html", html.encode()),
+        pdf=write_atomic(out / "report.pdf", pdf),
+    )
+    log.info(
+        "report for %s: html %.2f s, pdf %.2f s → %s",
+        inputs[0][0]["run_id"],
+        html_done - started,
+        time.perf_counter() - html_done,
+        out,
+    )
+    return files

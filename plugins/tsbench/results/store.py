@@ -1,0 +1,359 @@
+"""The results store: a local folder with one folder per run, and an index of all runs.
+
+A run folder is either a single run (``result.json``, as ``tsbench.runner`` + ``collect`` leave
+it) or a comparison (``comparison.json`` and one such run folder per scale, ``scale-<N>/``, see
+``tsbench.comparison``). Layout::
+
+    <root>/index.json                   summaries of every run, newest first (rebuilt by ``record``)
+    <root>/<run_id>/result.json         a single run …
+    <root>/<run_id>/comparison.json     … or a comparison, with scale-<N>/result.json per scale
+    <root>/<run_id>/[scale-<N>/]samples.jsonl queries.jsonl answers.jsonl run.json targets/<name>/…
+    <root>/<run_id>/[scale-<N>/]validation.json validation/<suite>.json   (tsbench.validation)
+    <root>/<run_id>/report/report.html report.pdf                      (tsbench.report)
+
+The run folders are the source of truth; ``index.json`` is derived from them and rebuilt in full
+(under a file lock, written atomically) whenever a run is recorded, so a crash never leaves a
+half-written index and the index can always be rebuilt. ``tsbench.results.publish`` uses the same
+summaries for the S3 index.
+"""
+
+from __future__ import annotations
+
+import shutil
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock
+
+from tsbench.results.files import read_json, write_json_atomic
+
+INDEX_FORMAT = "tsbench-index/1"
+REPORT_DIR = "report"
+HTML_NAMES = ("report.html", "index.html")
+PDF_NAMES = ("report.pdf",)
+DOCUMENTS = ("comparison.json", "result.json")  # what makes a folder a (collected) run
+SCALE_PREFIX = "scale-"
+
+
+def comparison_key(result: Mapping[str, Any]) -> tuple[Any, Any, tuple[str, ...]]:
+    """What makes two runs comparable for trends: use case, scale and the set of targets."""
+    spec = result.get("spec") or {}
+    return spec.get("use_case"), spec.get("scale"), tuple(sorted(spec.get("targets") or []))
+
+
+def spec_match(result: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``RunStore.history`` filter for runs comparable with ``result`` (``comparison_key``)."""
+    use_case, scale, targets = comparison_key(result)
+    return {"use_case": use_case, "scale": scale, "targets": list(targets)}
+
+
+def is_comparison(document: Mapping[str, Any]) -> bool:
+    """A comparison document (``comparison.json``) rather than one run's ``result.json``."""
+    return isinstance(document.get("results"), Mapping) and not isinstance(document.get("targets"), Mapping)
+
+
+def results_of(document: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The per-scale results of a run document: a comparison's ``results`` (smallest scale first),
+    or the result itself."""
+    if is_comparison(document):
+        return sorted(document["results"].values(), key=lambda r: (r.get("spec") or {}).get("scale") or 0)
+    return [dict(document)]
+
+
+def flatten(history: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Result dicts and comparison dicts → one result dict per scale (a comparison's results get
+    ``store_id``, the comparison's run id, since their own ``run_id`` names only the scale folder)."""
+    out = []
+    for item in history:
+        for result in results_of(item):
+            if is_comparison(item):
+                result = {**result, "store_id": item.get("run_id")}
+            out.append(result)
+    return out
+
+
+# -- files of a run folder ---------------------------------------------------------------------
+def run_document(run_dir: Path) -> tuple[str, dict[str, Any]]:
+    """``(file name, content)`` of the folder's run document: ``comparison.json`` or ``result.json``."""
+    for name in DOCUMENTS:
+        if (run_dir / name).is_file():
+            return name, read_json(run_dir / name)
+    raise FileNotFoundError(f"{run_dir} has neither comparison.json nor result.json: collect the run first")
+
+
+def scale_dirs(run_dir: Path) -> list[Path]:
+    """The folders holding one scale's ``result.json``: the scale folders of a comparison, or the
+    run folder itself."""
+    if (run_dir / "comparison.json").is_file() or not (run_dir / "result.json").is_file():
+        found = [p for p in run_dir.glob(f"{SCALE_PREFIX}*") if (p / "result.json").is_file()]
+        if found:
+            return sorted(found, key=lambda p: int(p.name.removeprefix(SCALE_PREFIX) or 0))
+    return [run_dir] if (run_dir / "result.json").is_file() else []
+
+
+def _pick(paths: list[str], names: tuple[str, ...], suffix: str) -> str | None:
+    by_name = {path.rsplit("/", 1)[-1]: path for path in paths}
+    for name in names:
+        if name in by_name:
+            return by_name[name]
+    matching = sorted(path for path in paths if path.endswith(suffix))
+    return matching[0] if matching else None
+
+
+def report_files(paths: list[str]) -> dict[str, Any]:
+    """The report among a run folder's files (POSIX paths relative to the folder): ``html`` and
+    ``pdf`` (or None) and ``files``, every file of the report — the ``report/`` folder, else the
+    top-level HTML and PDF files. ``report.html``/``index.html`` and ``report.pdf`` are preferred."""
+    visible = sorted(p for p in paths if not any(part.startswith(".") for part in p.split("/")))
+    files = [p for p in visible if p.startswith(f"{REPORT_DIR}/")]
+    if files:
+        top = [p for p in files if p.count("/") == 1]
+    else:
+        files = [p for p in visible if "/" not in p and p.endswith((".html", ".pdf"))]
+        top = files
+    return {"html": _pick(top, HTML_NAMES, ".html"), "pdf": _pick(top, PDF_NAMES, ".pdf"), "files": files}
+
+
+def run_files(run_dir: Path) -> list[str]:
+    """Every file of a run folder as POSIX paths relative to it, skipping hidden ones (temporary
+    files of atomic writes, locks)."""
+    out = []
+    for path in sorted(run_dir.rglob("*")):
+        relative = path.relative_to(run_dir).as_posix()
+        if path.is_file() and not any(part.startswith(".") for part in relative.split("/")):
+            out.append(relative)
+    return out
+
+
+def find_report(run_dir: Path) -> dict[str, Any]:
+    """``report_files`` of a local run folder."""
+    return report_files(run_files(run_dir))
+
+
+def read_validation(run_dir: Path) -> dict[str, Any] | None:
+    path = run_dir / "validation.json"
+    return read_json(path) if path.is_file() else None
+
+
+# -- summaries ---------------------------------------------------------------------------------
+def validation_summary(validation: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if validation is None:
+        return None
+    return {
+        "success": bool(validation.get("success")),
+        "critical_failed": list(validation.get("critical_failed") or []),
+        "warnings": len(validation.get("warnings") or []),
+    }
+
+
+def verdict(validation: Mapping[str, Any] | None) -> str:
+    """``passed`` / ``failed`` / ``not validated``."""
+    if validation is None:
+        return "not validated"
+    return "passed" if validation.get("success") else "failed"
+
+
+def _worst(statuses: list[str]) -> str:
+    for status in ("failed", "missing", "incomplete"):
+        if status in statuses:
+            return status
+    return statuses[0] if statuses else "missing"
+
+
+def summarize(
+    document: Mapping[str, Any],
+    validation: Mapping[str, Any] | None = None,
+    report: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """One line of the index: what a listing of runs shows without opening the run.
+
+    ``document``: a result or a comparison. ``status`` per target is the worst over the scales;
+    ``load_rows_per_s`` (rows/s per target, the headline) is the largest scale's, and
+    ``load_rows_per_s_by_scale`` has every scale's.
+    """
+    results = results_of(document)
+    first = results[0] if results else {}
+    spec = first.get("spec") or {}
+    names = list(
+        dict.fromkeys(
+            n for r in results for n in [*(r.get("spec") or {}).get("targets", []), *r.get("targets", {})]
+        )
+    )
+    scales = [(r.get("spec") or {}).get("scale") for r in results]
+    by_scale = {
+        str((r.get("spec") or {}).get("scale")): {
+            n: (((r.get("targets") or {}).get(n) or {}).get("load") or {}).get("median_rows_per_s")
+            for n in names
+        }
+        for r in results
+    }
+    datasets = [r.get("dataset") or {} for r in results]
+    return {
+        "run_id": document.get("run_id"),
+        "created_at": document.get("created_at") or first.get("created_at"),
+        "finished_at": document.get("finished_at"),
+        "kind": "comparison" if is_comparison(document) else "run",
+        "use_case": spec.get("use_case"),
+        "scale": scales[-1] if scales else None,
+        "scales": scales,
+        "start": spec.get("start"),
+        "end": spec.get("end"),
+        "targets": names,
+        "status": {
+            n: _worst([((r.get("targets") or {}).get(n) or {}).get("status", "missing") for r in results])
+            for n in names
+        },
+        "verdict": verdict(validation),
+        "validation": validation_summary(validation),
+        "load_rows_per_s": by_scale[str(scales[-1])] if scales else {},
+        "load_rows_per_s_by_scale": by_scale,
+        "dataset": {
+            "ids": [d.get("id") for d in datasets],
+            "rows_total": sum(d.get("rows_total") or 0 for d in datasets),
+        },
+        "report": {"html": (report or {}).get("html"), "pdf": (report or {}).get("pdf")},
+    }
+
+
+def summarize_dir(run_dir: Path) -> dict[str, Any]:
+    _, document = run_document(run_dir)
+    return summarize(document, read_validation(run_dir), find_report(run_dir))
+
+
+def newest_first(summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(summaries, key=lambda s: (s.get("created_at") or "", s.get("run_id") or ""), reverse=True)
+
+
+# -- the store ---------------------------------------------------------------------------------
+class RunStore:
+    """A local results store (see the module docstring)."""
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+
+    @property
+    def index_path(self) -> Path:
+        return self.root / "index.json"
+
+    def run_dir(self, run_id: str) -> Path:
+        return self.root / run_id
+
+    def run_dirs(self) -> list[Path]:
+        """Every collected run folder (with ``comparison.json`` or ``result.json``), by name."""
+        if not self.root.is_dir():
+            return []
+        return sorted(
+            p
+            for p in self.root.iterdir()
+            if p.is_dir() and not p.name.startswith(".") and any((p / d).is_file() for d in DOCUMENTS)
+        )
+
+    def results(self, run_id: str) -> list[dict[str, Any]]:
+        """A run's result dicts, one per scale, each with ``validation`` (the summary of its
+        scale's ``validation.json``, else of the run's) and ``store_id`` (the run folder's name)."""
+        run_dir = self.run_dir(run_id)
+        shared = read_validation(run_dir)
+        out = []
+        for folder in scale_dirs(run_dir):
+            result = read_json(folder / "result.json")
+            result["validation"] = validation_summary(read_validation(folder) or shared)
+            result["store_id"] = run_id
+            out.append(result)
+        return out
+
+    # -- index -------------------------------------------------------------------------------------
+    def rebuild_index(self) -> list[dict[str, Any]]:
+        """Summaries of every run folder, newest first, written atomically to ``index.json``."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        with FileLock(str(self.root / ".index.lock")):
+            runs = newest_first([summarize_dir(d) for d in self.run_dirs()])
+            write_json_atomic(self.index_path, {"format": INDEX_FORMAT, "runs": runs})
+        return runs
+
+    def index(self) -> list[dict[str, Any]]:
+        """Run summaries, newest first (from ``index.json``; rebuilt when it is missing)."""
+        if self.index_path.is_file():
+            body = read_json(self.index_path)
+            if body.get("format") == INDEX_FORMAT:
+                return list(body["runs"])
+        return self.rebuild_index()
+
+    def record(self, run_dir: str | Path) -> dict[str, Any]:
+        """Add (or refresh) a run: copy it into the store unless it is already there, then rebuild
+        the index. Returns the run's summary. Call it again after validation or reporting."""
+        source = Path(run_dir)
+        _, document = run_document(source)
+        target = self.run_dir(source.name)
+        if source.resolve() != target.resolve():
+            self._copy_in(source, target)
+        runs = self.rebuild_index()
+        return next(s for s in runs if s["run_id"] == document.get("run_id"))
+
+    def _copy_in(self, source: Path, target: Path) -> None:
+        """Copy a run folder into the store; the folder appears complete or not at all."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        tmp = self.root / f".{target.name}.{uuid.uuid4().hex[:8]}.tmp"
+        shutil.copytree(source, tmp, ignore=shutil.ignore_patterns(".*"))
+        old = None
+        if target.exists():
+            old = self.root / f".{target.name}.{uuid.uuid4().hex[:8]}.old"
+            target.rename(old)
+        tmp.rename(target)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+
+    # -- history -----------------------------------------------------------------------------------
+    def history(
+        self,
+        match: Mapping[str, Any] | None = None,
+        n: int = 7,
+        before: Mapping[str, Any] | str | None = None,
+        valid_only: bool = True,
+    ) -> list[dict[str, Any]]:
+        """Earlier results, one per run and scale, oldest first: the last ``n`` that match.
+
+        Each is a ``result.json`` with ``validation`` (summary) and ``store_id`` attached.
+        ``match``: spec fields to agree on, e.g. ``spec_match(result)`` = use case, scale and
+        targets (targets compare as a set). ``before``: a result or comparison dict, or a run id:
+        only runs created before it, never that run itself. ``valid_only``: leave out results whose
+        validation failed (results not validated yet are kept).
+        """
+        match = dict(match or {})
+        limit_run, limit_time = None, None
+        if isinstance(before, str):
+            limit_run = before
+            found = [s for s in self.index() if s["run_id"] == before]
+            limit_time = found[0]["created_at"] if found else None
+        elif before is not None:
+            limit_run, limit_time = before.get("store_id") or before.get("run_id"), before.get("created_at")
+        picked = []
+        for summary in reversed(self.index()):  # oldest first
+            if summary["run_id"] == limit_run:
+                continue
+            if limit_time and (summary.get("created_at") or "") >= limit_time:
+                continue
+            if "use_case" in match and summary.get("use_case") != match["use_case"]:
+                continue
+            if "scale" in match and match["scale"] not in (summary.get("scales") or [summary.get("scale")]):
+                continue
+            if not any((self.run_dir(summary["run_id"]) / d).is_file() for d in DOCUMENTS):
+                continue
+            for result in self.results(summary["run_id"]):
+                if valid_only and (result.get("validation") or {}).get("success") is False:
+                    continue
+                if _spec_matches(result.get("spec") or {}, match):
+                    picked.append(result)
+        return picked[-n:] if n > 0 else []
+
+
+def _spec_matches(spec: Mapping[str, Any], match: Mapping[str, Any]) -> bool:
+    for key, want in match.items():
+        have = spec.get(key)
+        if key == "targets":
+            if sorted(have or []) != sorted(want or []):
+                return False
+        elif have != want:
+            return False
+    return True

@@ -1,0 +1,1 @@
+"""Plain PostgreSQL 15 target (TSBS relational schema, binary COPY); TimescaleDB builds on it."""

@@ -1,0 +1,160 @@
+"""SQL for the logical queries over the TSBS relational schema (``tags`` + ``cpu``).
+
+One method per query ``Kind`` (the table ``RENDERERS`` maps kinds to them). The only thing that
+differs between plain PostgreSQL and TimescaleDB is the bucketing expression: ``SqlDialect.bucket``
+uses ``date_bin`` with the Unix epoch as origin; TimescaleDB's dialect overrides it with
+``time_bucket``. Hosts are filtered as TSBS does, through the tags table
+(``tags_id IN (SELECT id FROM tags WHERE hostname IN (…))``); host names in answers come from a join
+with ``tags``. Windows are half-open ``[start, end)``; instants are written as UTC literals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+from tsbench.timeutil import NS_PER_SECOND
+from tsbench.workload.queries import LogicalQuery
+from tsbench.workload.query_types import Kind
+
+AGGREGATES = {"max": "max", "mean": "avg", "avg": "avg", "count": "count", "sum": "sum"}
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def instant(ns: int) -> str:
+    """``TIMESTAMPTZ '2016-01-01 00:00:00+00'`` (µs precision: PostgreSQL's own)."""
+    if ns % 1_000:
+        raise ValueError(f"{ns} ns is not a whole microsecond; PostgreSQL keeps µs")
+    moment = _EPOCH + timedelta(microseconds=ns // 1_000)
+    body = moment.strftime("%Y-%m-%d %H:%M:%S")
+    if moment.microsecond:
+        body += f".{moment.microsecond:06d}"
+    return f"TIMESTAMPTZ '{body}+00'"
+
+
+def interval(ns: int) -> str:
+    """``'60 seconds'`` (µs precision)."""
+    if ns % NS_PER_SECOND == 0:
+        return f"'{ns // NS_PER_SECOND} seconds'"
+    if ns % 1_000:
+        raise ValueError(f"{ns} ns is not a whole microsecond")
+    return f"'{ns // 1_000} microseconds'"
+
+
+def literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+class SqlDialect:
+    """Renders logical queries for PostgreSQL; subclasses change ``bucket`` only."""
+
+    table = "cpu"
+    tags_table = "tags"
+    entity_key = "hostname"
+
+    def bucket(self, bucket_ns: int, column: str = "time") -> str:
+        """Start of the epoch-aligned bucket of width ``bucket_ns`` containing ``column``."""
+        return f"date_bin({interval(bucket_ns)}, {column}, TIMESTAMPTZ '1970-01-01 00:00:00+00')"
+
+    def render(self, query: LogicalQuery) -> str:
+        renderer: Callable[[LogicalQuery], str] = getattr(self, RENDERERS[query.query_type.kind])
+        return renderer(query)
+
+    # helpers ------------------------------------------------------------------------------------
+
+    def host_filter(self, query: LogicalQuery, column: str = "tags_id") -> str:
+        """``AND tags_id IN (…)`` for the query's hosts, or nothing for all hosts."""
+        if query.hosts is None:
+            return ""
+        names = ", ".join(literal(h) for h in query.hosts)
+        return f" AND {column} IN (SELECT id FROM {self.tags_table} WHERE {self.entity_key} IN ({names}))"
+
+    def window(self, query: LogicalQuery, column: str = "time") -> str:
+        assert query.start_ns is not None and query.end_ns is not None, f"{query.id} has no window"
+        return f"{column} >= {instant(query.start_ns)} AND {column} < {instant(query.end_ns)}"
+
+    def aggregates(self, query: LogicalQuery, prefix: str = "") -> str:
+        qtype = query.query_type
+        function = AGGREGATES[qtype.agg]
+        return ", ".join(f"{function}({prefix}{f}) AS {qtype.agg}_{f}" for f in query.fields)
+
+    # one method per kind ------------------------------------------------------------------------
+
+    def groupby(self, query: LogicalQuery) -> str:
+        qtype = query.query_type
+        return (
+            f"SELECT {self.bucket(qtype.bucket_ns)} AS bucket, {self.aggregates(query)} "
+            f"FROM {self.table} WHERE {self.window(query)}{self.host_filter(query)} "
+            "GROUP BY bucket ORDER BY bucket"
+        )
+
+    def groupby_host(self, query: LogicalQuery) -> str:
+        qtype = query.query_type
+        values = ", ".join(f"b.{qtype.agg}_{f}" for f in query.fields)
+        return (
+            f"WITH b AS (SELECT {self.bucket(qtype.bucket_ns)} AS bucket, tags_id, {self.aggregates(query)} "
+            f"FROM {self.table} WHERE {self.window(query)}{self.host_filter(query)} "
+            "GROUP BY bucket, tags_id) "
+            f"SELECT b.bucket, t.{self.entity_key}, {values} "
+            f"FROM b JOIN {self.tags_table} t ON t.id = b.tags_id ORDER BY b.bucket, t.{self.entity_key}"
+        )
+
+    def raw_rows(self, query: LogicalQuery, condition: str) -> str:
+        fields = ", ".join(f"c.{f}" for f in query.fields)
+        return (
+            f"SELECT c.time, t.{self.entity_key}, {fields} "
+            f"FROM {self.table} c JOIN {self.tags_table} t ON t.id = c.tags_id "
+            f"WHERE {condition}{self.host_filter(query, 'c.tags_id')}"
+        )
+
+    def high_cpu(self, query: LogicalQuery) -> str:
+        threshold = query.query_type.threshold
+        return self.raw_rows(query, f"c.usage_user > {threshold!r} AND {self.window(query, 'c.time')}")
+
+    def read(self, query: LogicalQuery) -> str:
+        assert query.at_ns is not None, f"{query.id} has no instant"
+        return self.raw_rows(query, f"c.time = {instant(query.at_ns)}")
+
+    def scan(self, query: LogicalQuery) -> str:
+        return self.raw_rows(query, self.window(query, "c.time"))
+
+    def lastpoint(self, query: LogicalQuery) -> str:
+        fields = ", ".join(query.fields)
+        only = ""
+        if query.hosts is not None:
+            only = f" WHERE t.{self.entity_key} IN ({', '.join(literal(h) for h in query.hosts)})"
+        return (
+            f"SELECT t.{self.entity_key}, c.time, {', '.join(f'c.{f}' for f in query.fields)} "
+            f"FROM {self.tags_table} t CROSS JOIN LATERAL "
+            f"(SELECT time, {fields} FROM {self.table} WHERE tags_id = t.id ORDER BY time DESC LIMIT 1) c"
+            f"{only} ORDER BY t.{self.entity_key}"
+        )
+
+    def orderby_limit(self, query: LogicalQuery) -> str:
+        qtype = query.query_type
+        assert query.end_ns is not None, f"{query.id} has no end"
+        return (
+            f"SELECT {self.bucket(qtype.bucket_ns)} AS bucket, {self.aggregates(query)} "
+            f"FROM {self.table} WHERE time < {instant(query.end_ns)}{self.host_filter(query)} "
+            f"GROUP BY bucket ORDER BY bucket DESC LIMIT {qtype.limit}"
+        )
+
+    def range_agg(self, query: LogicalQuery) -> str:
+        return (
+            f"SELECT {self.aggregates(query)} "
+            f"FROM {self.table} WHERE {self.window(query)}{self.host_filter(query)}"
+        )
+
+
+# Kind → name of the SqlDialect method that renders it (looked up on the instance, so a subclass may
+# override any of them).
+RENDERERS: dict[Kind, str] = {
+    Kind.GROUPBY: "groupby",
+    Kind.GROUPBY_HOST: "groupby_host",
+    Kind.HIGH_CPU: "high_cpu",
+    Kind.LASTPOINT: "lastpoint",
+    Kind.ORDERBY_LIMIT: "orderby_limit",
+    Kind.READ: "read",
+    Kind.SCAN: "scan",
+    Kind.RANGE_AGG: "range_agg",
+}

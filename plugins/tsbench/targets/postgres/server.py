@@ -1,0 +1,206 @@
+"""PostgreSQL 15 as a local process: a private cluster (own data dir, port and socket dir).
+
+The postmaster runs in the foreground as user ``postgres`` (``run_as``), started directly with
+``postgres -D <data> -p <port> -k <sockdir> -c listen_addresses=127.0.0.1``; SIGINT asks for a
+*fast* shutdown (open transactions are rolled back, a shutdown checkpoint is written).
+
+Tuning lives in ``<data>/tsbench.conf`` (included from ``postgresql.conf``), rewritten by every
+``initialise`` so that a changed recipe applies to an existing cluster. Every setting is explained in
+the README. TimescaleDB's recipe (``targets/timescaledb/server.py``) extends this one with a preload
+library and an extension; nothing else differs, so both databases run with identical tuning.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+from pathlib import Path
+from typing import ClassVar
+
+import psycopg
+
+from tsbench.runtimes.local import ServerRecipe
+from tsbench.targets.base import Endpoint, TargetError
+
+PG_MAJOR = 15
+PG_BIN = Path(f"/usr/lib/postgresql/{PG_MAJOR}/bin")
+SUPERUSER = "postgres"
+DATABASE = "tsbench"
+HOST = "127.0.0.1"
+
+# Tuning for the benchmark box (2 cores, 24 GiB RAM, SSD; one database server at a time).
+# Durability stays fully on: fsync, full_page_writes and synchronous_commit keep their safe defaults.
+TUNING: dict[str, str] = {
+    # memory
+    "shared_buffers": "6GB",
+    "effective_cache_size": "16GB",
+    "work_mem": "64MB",
+    "maintenance_work_mem": "1GB",
+    "wal_buffers": "64MB",
+    # WAL and checkpoints: fewer, spread-out checkpoints while loading
+    "max_wal_size": "8GB",
+    "checkpoint_timeout": "15min",
+    "checkpoint_completion_target": "0.9",
+    "wal_compression": "lz4",
+    # durability (the defaults, stated so the report shows them)
+    "fsync": "on",
+    "synchronous_commit": "on",
+    "full_page_writes": "on",
+    # parallelism and planner for 2 cores on SSD
+    "max_worker_processes": "16",
+    "max_parallel_workers": "2",
+    "max_parallel_workers_per_gather": "1",
+    "random_page_cost": "1.1",
+    "effective_io_concurrency": "200",
+    "jit": "off",
+    # statistics and visibility maps for freshly loaded tables soon after a load
+    "autovacuum_naptime": "10s",
+    # determinism
+    "timezone": "UTC",
+    "log_timezone": "UTC",
+}
+
+
+def run_as_postgres(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run a PostgreSQL tool as the ``postgres`` user (TargetError with its output on failure)."""
+    result = subprocess.run(
+        argv, cwd=cwd, user=SUPERUSER, group=SUPERUSER, capture_output=True, text=True, check=False
+    )
+    if result.returncode:
+        tail = "\n".join((result.stdout + result.stderr).splitlines()[-15:])
+        raise TargetError(f"{Path(argv[0]).name} failed (exit {result.returncode}):\n{tail}")
+    return result
+
+
+def _conf_value(value: str) -> str:
+    return value if value.replace(".", "").isalnum() else "'" + value.replace("'", "''") + "'"
+
+
+class PostgresRecipe(ServerRecipe):
+    """Plain PostgreSQL 15 (Debian package) in a private cluster under ``home``."""
+
+    name = "postgres"
+    install_script = "install_postgres.sh"
+    port_roles = ("pg",)
+    run_as = SUPERUSER
+    stop_signal = signal.SIGINT  # fast shutdown
+    start_timeout_s = 120.0
+    stop_timeout_s = 120.0  # the shutdown checkpoint of a large load can take a while
+
+    preload: ClassVar[tuple[str, ...]] = ()  # shared_preload_libraries
+    extensions: ClassVar[tuple[str, ...]] = ()  # CREATE EXTENSION in the benchmark database
+    extra_settings: ClassVar[dict[str, str]] = {}
+
+    @property
+    def socket_dir(self) -> Path:
+        return self.home / "sock"
+
+    @property
+    def port(self) -> int:
+        return self.ports["pg"]
+
+    def settings(self) -> dict[str, str]:
+        """Every server setting this recipe writes (tuning + preload + subclass extras)."""
+        body = dict(TUNING)
+        if self.preload:
+            body["shared_preload_libraries"] = ",".join(self.preload)
+        body.update(self.extra_settings)
+        return body
+
+    def config_text(self) -> str:
+        lines = [f"# written by tsbench ({type(self).__name__}); see targets/postgres/README.md"]
+        lines += [f"{key} = {_conf_value(value)}" for key, value in self.settings().items()]
+        return "\n".join(lines) + "\n"
+
+    def initialise(self) -> None:
+        for folder, mode in ((self.data_dir, 0o700), (self.socket_dir, 0o755)):
+            folder.mkdir(parents=True, exist_ok=True)
+            shutil.chown(folder, SUPERUSER, SUPERUSER)
+            folder.chmod(mode)
+        if not (self.data_dir / "PG_VERSION").is_file():
+            run_as_postgres(
+                [
+                    str(PG_BIN / "initdb"),
+                    "-D",
+                    str(self.data_dir),
+                    "-U",
+                    SUPERUSER,
+                    "-A",
+                    "trust",
+                    "-E",
+                    "UTF8",
+                    "--locale=C.UTF-8",
+                    "--no-instructions",
+                ],
+                cwd=self.home,
+            )
+        conf = self.data_dir / "tsbench.conf"
+        conf.write_text(self.config_text())
+        shutil.chown(conf, SUPERUSER, SUPERUSER)
+        main = self.data_dir / "postgresql.conf"
+        text = main.read_text()
+        include = "include_if_exists = 'tsbench.conf'"
+        if include not in text.splitlines():
+            main.write_text(text.rstrip("\n") + f"\n\n# tsbench tuning\n{include}\n")
+
+    def command(self) -> list[str]:
+        return [
+            str(PG_BIN / "postgres"),
+            "-D",
+            str(self.data_dir),
+            "-p",
+            str(self.port),
+            "-k",
+            str(self.socket_dir),
+            "-c",
+            f"listen_addresses={HOST}",
+        ]
+
+    def environment(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.pop("PGDATA", None)
+        env["LC_ALL"] = "C.UTF-8"
+        return env
+
+    def _connect(self, dbname: str, timeout: int = 2) -> psycopg.Connection:
+        return psycopg.connect(
+            host=HOST, port=self.port, user=SUPERUSER, dbname=dbname, connect_timeout=timeout, autocommit=True
+        )
+
+    def ready(self) -> bool:
+        try:
+            with self._connect("postgres", timeout=1) as conn:
+                conn.execute("SELECT 1")
+        except psycopg.OperationalError:
+            return False
+        return True
+
+    def after_start(self) -> None:
+        """Create the benchmark database and its extensions (idempotent)."""
+        with self._connect("postgres", timeout=10) as conn:
+            exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (DATABASE,)).fetchone()
+            if not exists:
+                conn.execute(f'CREATE DATABASE "{DATABASE}"')
+        if self.extensions:
+            with self._connect(DATABASE, timeout=10) as conn:
+                for extension in self.extensions:
+                    conn.execute(f'CREATE EXTENSION IF NOT EXISTS "{extension}"')
+
+    def endpoint(self) -> Endpoint:
+        return Endpoint(
+            host=HOST,
+            ports={"pg": self.port},
+            user=SUPERUSER,
+            database=DATABASE,
+            data_dirs=tuple(str(p) for p in self.data_dirs()),
+            extra={"socket_dir": str(self.socket_dir)},
+        )
+
+    def data_dirs(self) -> list[Path]:
+        return [self.data_dir]  # pg_wal lives inside it
+
+    def version(self) -> str:
+        result = subprocess.run([str(PG_BIN / "postgres"), "--version"], capture_output=True, text=True)
+        return result.stdout.strip() or f"PostgreSQL {PG_MAJOR} (version unknown: {result.stderr.strip()})"

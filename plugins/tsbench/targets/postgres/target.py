@@ -1,0 +1,283 @@
+"""Plain PostgreSQL 15 with the TSBS relational schema, loaded by binary COPY (psycopg 3).
+
+Schema (TSBS's, with hypertables switched off): ``tags (id int PRIMARY KEY, hostname text UNIQUE,
+region text, …)`` and one table per measurement ``(time timestamptz NOT NULL, tags_id int,
+<extra tags text…>, <fields double precision…>)`` with B-tree indexes ``(tags_id, time DESC)`` and
+``(time DESC)``. ``TimescaleTarget`` (``targets/timescaledb``) extends this class: it turns each
+measurement table into a hypertable and counts storage with TimescaleDB's size functions.
+
+Load path: per batch, the entity dictionary is mapped to ``tags_id`` with Arrow (``index_in`` on the
+dictionary + ``take`` on the indices), the rows are encoded into PostgreSQL's binary COPY format with
+numpy (``encode.py``) and sent as one ``COPY … FROM STDIN (FORMAT binary)`` that commits on its own
+(autocommit): one transaction per batch, durable at commit (``synchronous_commit = on``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import psycopg
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from tsbench.targets.base import Capabilities, Endpoint, Footprint, Target, TargetError
+from tsbench.targets.postgres import encode
+from tsbench.targets.postgres.dialect import SqlDialect
+from tsbench.targets.postgres.server import DATABASE, SUPERUSER, TUNING, PostgresRecipe
+from tsbench.workload.queries import LogicalQuery
+from tsbench.workload.usecases import Measurement
+
+TAGS_TABLE = "tags"
+# Facts printed in the report next to the tuning written by the recipe.
+REPORTED_SETTINGS = ("server_version", "wal_level", "data_checksums", "block_size", "max_connections")
+
+
+def ident(name: str) -> str:
+    """A quoted SQL identifier."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def connect(endpoint: Endpoint, autocommit: bool = True, timeout: int = 30) -> psycopg.Connection:
+    """A psycopg 3 connection to the benchmark database at ``endpoint`` (TCP)."""
+    try:
+        return psycopg.connect(
+            host=endpoint.host,
+            port=endpoint.port("pg"),
+            user=endpoint.user or SUPERUSER,
+            password=endpoint.secrets.get("password"),
+            dbname=endpoint.database or DATABASE,
+            autocommit=autocommit,
+            connect_timeout=timeout,
+            prepare_threshold=None,
+        )
+    except psycopg.OperationalError as error:
+        raise TargetError(f"cannot connect to {endpoint.host}:{endpoint.port('pg')}: {error}") from error
+
+
+class CopyWriter:
+    """One load worker: its own connection; one binary COPY (= one transaction) per batch."""
+
+    def __init__(self, target: PostgresTarget):
+        self.target = target
+        self.connection = connect(target.endpoint)
+        key = target.use_case.entity_key
+        try:
+            rows = self.connection.execute(
+                f"SELECT id, {ident(key)} FROM {TAGS_TABLE} ORDER BY id"
+            ).fetchall()
+        except psycopg.Error as error:
+            self.connection.close()
+            raise TargetError(
+                f"{target.name}: cannot read the tags table ({error}); create_schema() first"
+            ) from error
+        if not rows:
+            self.connection.close()
+            raise TargetError(f"{target.name}: the tags table is empty; call create_schema() first")
+        self.ids = pa.array([r[0] for r in rows], pa.int32())
+        self.names = pa.array([r[1] for r in rows], pa.string())
+        self.statements = {m.name: self._statement(m) for m in target.use_case.measurements}
+
+    def _statement(self, measurement: Measurement) -> str:
+        columns = ["time", "tags_id", *measurement.extra_tags, *measurement.field_names]
+        return f"COPY {ident(measurement.name)} ({', '.join(map(ident, columns))}) FROM STDIN (FORMAT binary)"
+
+    def tags_ids(self, entity: pa.Array) -> pa.Array:
+        """The ``tags_id`` of every row: the dictionary mapped once, then taken by the indices."""
+        if not pa.types.is_dictionary(entity.type):
+            entity = pc.dictionary_encode(entity)
+        positions = pc.index_in(entity.dictionary, value_set=self.names)
+        if positions.null_count:
+            unknown = pc.filter(entity.dictionary, pc.is_null(positions)).to_pylist()[:5]
+            raise TargetError(f"{self.target.name}: entities missing from the tags table: {unknown}")
+        return pc.take(pc.take(self.ids, positions), entity.indices)
+
+    def encode(self, measurement: Measurement, batch: pa.RecordBatch) -> bytes:
+        columns: list[Any] = [
+            encode.timestamptz(batch.column("time")),
+            encode.int4(self.tags_ids(batch.column(self.target.use_case.entity_key))),
+        ]
+        columns += [encode.text(batch.column(tag)) for tag in measurement.extra_tags]
+        columns += [encode.float8(batch.column(field)) for field in measurement.field_names]
+        return encode.copy_binary(columns, batch.num_rows)
+
+    def write(self, measurement: str, batch: pa.RecordBatch) -> int:
+        if batch.num_rows == 0:
+            return 0
+        data = self.encode(self.target.use_case.measurement(measurement), batch)
+        try:
+            with self.connection.cursor() as cursor, cursor.copy(self.statements[measurement]) as copy:
+                copy.write(data)
+        except psycopg.Error as error:
+            raise TargetError(f"{self.target.name}: COPY into {measurement} failed: {error}") from error
+        return batch.num_rows
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+class SqlSession:
+    """One query worker: its own autocommit connection."""
+
+    def __init__(self, endpoint: Endpoint):
+        self.connection = connect(endpoint)
+
+    def execute(self, text: str) -> list[tuple[Any, ...]]:
+        with self.connection.cursor() as cursor:
+            cursor.execute(text)
+            return cursor.fetchall() if cursor.description else []
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+class PostgresTarget(Target):
+    name = "postgres"
+    title = "PostgreSQL"
+    capabilities = Capabilities(
+        durable=True,
+        compression="none (heap tables; TOAST compresses only values over ~2 kB, none here)",
+        unsupported={},
+        restartable=True,
+        schema_note=(
+            "TSBS relational schema: tags(id, hostname, region, …) + one table per measurement "
+            "(time timestamptz, tags_id int, extra tags text, fields double precision) with B-tree "
+            "indexes (tags_id, time DESC) and (time DESC); plain tables"
+        ),
+    )
+    dialect: ClassVar[SqlDialect] = SqlDialect()
+
+    @staticmethod
+    def server_recipe() -> type[PostgresRecipe]:
+        return PostgresRecipe
+
+    def connect(self, autocommit: bool = True) -> psycopg.Connection:
+        return connect(self.endpoint, autocommit=autocommit)
+
+    # schema ------------------------------------------------------------------------------------
+
+    def create_schema(self) -> None:
+        """Drop every table of the benchmark database's ``public`` schema, then create the tags
+        table (filled from ``self.tags``, ids 1…N in row order) and one table per measurement."""
+        with self.connect(autocommit=False) as conn, conn.cursor() as cursor:
+            leftovers = cursor.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
+            ).fetchall()
+            for (table,) in leftovers:
+                cursor.execute(f"DROP TABLE IF EXISTS {ident(table)} CASCADE")
+            self._create_tags(cursor)
+            for measurement in self.use_case.measurements:
+                self._create_measurement(cursor, measurement)
+            conn.commit()
+
+    def _tag_columns(self) -> list[str]:
+        return [tag for tag in self.use_case.entity_tags if tag in self.tags.column_names]
+
+    def _create_tags(self, cursor: psycopg.Cursor) -> None:
+        tags = self._tag_columns()
+        key = self.use_case.entity_key
+        columns = ", ".join(f"{ident(t)} text" + (" NOT NULL UNIQUE" if t == key else "") for t in tags)
+        cursor.execute(f"CREATE TABLE {TAGS_TABLE} (id integer PRIMARY KEY, {columns})")
+        rows = self.tags.num_rows
+        if not rows:
+            return
+        encoded: list[Any] = [encode.int4(pa.array(range(1, rows + 1), pa.int32()))]
+        encoded += [encode.text(self.tags.column(t).combine_chunks().cast(pa.string())) for t in tags]
+        statement = f"COPY {TAGS_TABLE} (id, {', '.join(map(ident, tags))}) FROM STDIN (FORMAT binary)"
+        with cursor.copy(statement) as copy:
+            copy.write(encode.copy_binary(encoded, rows))
+
+    def _create_measurement(self, cursor: psycopg.Cursor, measurement: Measurement) -> None:
+        table = ident(measurement.name)
+        columns = ["time timestamptz NOT NULL", "tags_id integer"]
+        columns += [f"{ident(tag)} text" for tag in measurement.extra_tags]
+        columns += [f"{ident(field)} double precision" for field in measurement.field_names]
+        cursor.execute(f"CREATE TABLE {table} ({', '.join(columns)})")
+        self._after_create_table(cursor, measurement)
+        cursor.execute(f"CREATE INDEX ON {table} (tags_id, time DESC)")
+        cursor.execute(f"CREATE INDEX ON {table} (time DESC)")
+
+    def _after_create_table(self, cursor: psycopg.Cursor, measurement: Measurement) -> None:
+        """Hook between CREATE TABLE and CREATE INDEX (TimescaleDB makes the hypertable here)."""
+
+    # load --------------------------------------------------------------------------------------
+
+    def writer(self) -> CopyWriter:
+        return CopyWriter(self)
+
+    def flush(self) -> None:
+        """Nothing to push: every ``write`` returned after its COPY committed, and a commit with
+        ``synchronous_commit = on`` has fsynced its WAL. This only checks, on a new connection, that
+        the server answers (so the load window cannot end on a dead server)."""
+        with self.connect() as conn:
+            conn.execute("SELECT 1")
+
+    def row_count(self, measurement: str) -> int:
+        with self.connect() as conn:
+            row = conn.execute(f"SELECT count(*) FROM {ident(measurement)}").fetchone()
+        return int(row[0]) if row else 0
+
+    # queries -----------------------------------------------------------------------------------
+
+    def render(self, query: LogicalQuery) -> str:
+        return self.dialect.render(query)
+
+    def session(self) -> SqlSession:
+        return SqlSession(self.endpoint)
+
+    # facts -------------------------------------------------------------------------------------
+
+    def _tables(self) -> list[str]:
+        return [TAGS_TABLE, *(m.name for m in self.use_case.measurements)]
+
+    def _relation_parts(self, cursor: psycopg.Cursor, table: str) -> dict[str, int]:
+        """Bytes of one table: heap (with free-space and visibility maps), indexes, TOAST."""
+        row = cursor.execute(
+            "SELECT pg_table_size(c.oid) - coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0)), 0),"
+            " pg_indexes_size(c.oid), coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0)), 0) "
+            "FROM pg_class c WHERE c.oid = to_regclass(%s)",
+            (table,),
+        ).fetchone()
+        if row is None:
+            return {}
+        return {f"{table}.table": int(row[0]), f"{table}.indexes": int(row[1]), f"{table}.toast": int(row[2])}
+
+    footprint_note: ClassVar[str] = (
+        "PostgreSQL's own accounting: per table pg_table_size minus TOAST (heap + free-space and "
+        "visibility maps), pg_indexes_size (all B-tree indexes) and the TOAST relation with its index "
+        "(= pg_total_relation_size), for the tags table and every measurement table; plus the WAL "
+        "segments present in pg_wal (sum of pg_ls_waldir()). System catalogs are not counted."
+    )
+
+    def footprint(self) -> Footprint:
+        with self.connect() as conn, conn.cursor() as cursor:
+            parts: dict[str, int] = {}
+            for table in self._tables():
+                parts.update(self._relation_parts(cursor, table))
+            row = cursor.execute("SELECT coalesce(sum(size), 0) FROM pg_ls_waldir()").fetchone()
+            parts["wal"] = int(row[0]) if row else 0
+        return Footprint(bytes=sum(parts.values()), note=self.footprint_note, parts=parts)
+
+    def version(self) -> str:
+        with self.connect() as conn:
+            row = conn.execute("SELECT current_setting('server_version')").fetchone()
+        return f"PostgreSQL {row[0] if row else '?'}"
+
+    def settings(self) -> dict[str, Any]:
+        names = [
+            *REPORTED_SETTINGS,
+            *TUNING,
+            *self.server_recipe().extra_settings,
+            "shared_preload_libraries",
+        ]
+        with self.connect() as conn:
+            rows = conn.execute(
+                "SELECT name, current_setting(name) FROM unnest(%s::text[]) AS name",
+                (list(dict.fromkeys(names)),),
+            ).fetchall()
+        body: dict[str, Any] = dict(rows)
+        body["load_path"] = "binary COPY FROM STDIN via psycopg 3, one transaction per batch"
+        body["schema"] = self.capabilities.schema_note
+        return body
+
+
+TARGET = PostgresTarget

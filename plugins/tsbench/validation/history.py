@@ -1,0 +1,143 @@
+"""The history suite (warning only): are this run's headline figures in line with earlier runs?
+
+Compared per target: the load rate (``load.median_rows_per_s``) and the hot queries/s of every
+query type, each against the median of the same figure over the trailing window of earlier
+comparable runs (same use case, scale and set of targets — ``tsbench.results.store.comparison_key``;
+at most ``window`` runs, default 7; runs whose validation failed are left out). A figure passes
+within ``±tolerance`` (default 30 %) of that median. With fewer than ``min_history`` (default 3)
+earlier values the figure is "skipped (not enough history)". Figures that are not comparable are
+left out on both sides: a load whose row count was wrong, a query type with errors or answers
+differing from the oracle.
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+import pandas as pd
+
+from tsbench.results.store import comparison_key
+from tsbench.validation.checks import Check, Frame, SuiteSpec, entry
+from tsbench.validation.load import target_names
+
+TOLERANCE = 0.30
+WINDOW = 7
+MIN_HISTORY = 3
+
+
+def load_rate(body: dict[str, Any] | None) -> float | None:
+    load = (body or {}).get("load") or {}
+    if not load.get("row_count_ok") or load.get("median_rows_per_s") is None:
+        return None
+    return float(load["median_rows_per_s"])
+
+
+def hot_qps(body: dict[str, Any] | None, qtype: str) -> float | None:
+    stats = (((body or {}).get("queries") or {}).get("hot") or {}).get(qtype)
+    if not stats or stats.get("errors") or stats.get("mismatches") or not stats.get("count"):
+        return None
+    return float(stats["qps"])
+
+
+def figures(result: dict[str, Any], target: str) -> dict[str, float | None]:
+    """Metric → value for one target: ``load rows/s`` and ``hot qps <type>``."""
+    body = (result.get("targets") or {}).get(target)
+    out: dict[str, float | None] = {"load rows/s": load_rate(body)}
+    for qtype in ((body or {}).get("queries") or {}).get("hot") or {}:
+        out[f"hot qps {qtype}"] = hot_qps(body, qtype)
+    return out
+
+
+def trailing_runs(
+    result: dict[str, Any], history: list[dict[str, Any]], window: int = WINDOW
+) -> list[dict[str, Any]]:
+    """The last ``window`` earlier comparable runs whose validation did not fail, oldest first."""
+    key = comparison_key(result)
+    created = result.get("created_at") or ""
+    runs = [
+        h
+        for h in history
+        if h is not result
+        and (h.get("run_id"), h.get("created_at")) != (result.get("run_id"), result.get("created_at"))
+        and comparison_key(h) == key
+        and (not created or (h.get("created_at") or "") < created)
+        and (h.get("validation") or {}).get("success") is not False
+    ]
+    runs.sort(key=lambda h: (h.get("created_at") or "", h.get("run_id") or ""))
+    return runs[-window:] if window > 0 else []
+
+
+def history_suite(
+    result: dict[str, Any],
+    history: list[dict[str, Any]],
+    tolerance: float = TOLERANCE,
+    window: int = WINDOW,
+    min_history: int = MIN_HISTORY,
+) -> SuiteSpec:
+    runs = trailing_runs(result, history, window)
+    suite = SuiteSpec("history", critical=False)
+    rows, checks = [], []
+    for name in target_names(result):
+        skipped: dict[str, str] = {}
+        current = figures(result, name)
+        for metric, value in current.items():
+            earlier = [v for run in runs if (v := figures(run, name).get(metric)) is not None]
+            if value is None:
+                skipped[metric] = "no comparable figure in this run"
+                continue
+            if len(earlier) < min_history:
+                skipped[metric] = f"not enough history ({len(earlier)} earlier value(s), need {min_history})"
+                continue
+            median = statistics.median(earlier)
+            key = f"{name}|{metric}"
+            ratio = value / median if median else float("inf")
+            rows.append(
+                {
+                    "key": key,
+                    "target": name,
+                    "metric": metric,
+                    "value": value,
+                    "median": median,
+                    "ratio": ratio,
+                }
+            )
+            change = (ratio - 1) * 100
+            checks.append(
+                Check(
+                    f"{name}: {metric} within ±{tolerance:.0%} of the trailing median",
+                    "ExpectColumnValuesToBeBetween",
+                    {"column": "ratio", "min_value": 1 - tolerance, "max_value": 1 + tolerance},
+                    where=("key", key),
+                    observed={
+                        "value": value,
+                        "median": median,
+                        "ratio": round(ratio, 4),
+                        "runs": len(earlier),
+                    },
+                    details=f"{change:+.1f} % vs the median of {len(earlier)} earlier run(s)",
+                )
+            )
+        if skipped:
+            reasons = set(skipped.values())
+            short = "not enough history" if any(r.startswith("not enough") for r in reasons) else "no figures"
+            suite.static.append(
+                entry(
+                    f"{name}: figures vs the trailing median",
+                    True,
+                    {"skipped": skipped, "earlier_runs": len(runs)},
+                    f"skipped ({short}): {len(skipped)} figure(s); {len(runs)} earlier comparable run(s), "
+                    f"{min_history} needed",
+                    skipped=True,
+                )
+            )
+    frame = pd.DataFrame(rows, columns=["key", "target", "metric", "value", "median", "ratio"])
+    if checks:
+        suite.frames.append(Frame("trend", frame, checks))
+    suite.info = {
+        "tolerance": tolerance,
+        "window": window,
+        "min_history": min_history,
+        "earlier_runs": [r.get("store_id") or r.get("run_id") for r in runs],
+    }
+    return suite

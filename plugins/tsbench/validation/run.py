@@ -1,0 +1,171 @@
+"""``validate_run``: every suite on a run folder, the verdict in ``validation.json``.
+
+A run folder is a single run (``result.json``) or a comparison (``comparison.json`` with one run
+folder per scale, ``scale-<N>/``, see ``tsbench.comparison``). A comparison is validated scale by
+scale — each scale folder gets its own ``validation.json`` and ``validation/<suite>.json`` — and the
+comparison folder gets the combined verdict (names prefixed with ``scale <N>: ``).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+from tsbench.results.files import read_json, write_json_atomic
+from tsbench.results.store import flatten, run_document, scale_dirs
+from tsbench.timeutil import format_instant
+from tsbench.validation.checks import SuiteSpec, entry
+from tsbench.validation.dataset import dataset_suite
+from tsbench.validation.gx import GxRunner
+from tsbench.validation.history import MIN_HISTORY, TOLERANCE, WINDOW, history_suite
+from tsbench.validation.load import load_suite
+from tsbench.validation.queries import queries_suite
+from tsbench.workload.dataset import Dataset
+
+log = logging.getLogger("tsbench.validation")
+FORMAT = "tsbench-validation/1"
+SUITES = ("dataset", "load", "queries", "history")
+CRITICAL = {"dataset": True, "load": True, "queries": True, "history": False}
+
+
+def _open_dataset(result: dict[str, Any], dataset: Dataset | str | Path | None) -> tuple[Dataset | None, str]:
+    if isinstance(dataset, Dataset):
+        return dataset, ""
+    path = dataset or (result.get("dataset") or {}).get("path")
+    if not path:
+        return None, "result.json names no dataset path"
+    try:
+        return Dataset.open(path), ""
+    except Exception as error:  # missing folder, no manifest, unknown format
+        return None, f"cannot open the dataset at {path}: {error}"
+
+
+def _outcome(run_id: str, suites: list[dict[str, Any]], started: float, version: str) -> dict[str, Any]:
+    critical_failed = [
+        f"{s['name']}: {r['expectation']}"
+        for s in suites
+        if s["critical"]
+        for r in s["results"]
+        if not r["success"]
+    ]
+    warnings = [
+        f"{s['name']}: {r['expectation']} ({r['details']})"
+        for s in suites
+        if not s["critical"]
+        for r in s["results"]
+        if not r["success"]
+    ]
+    return {
+        "format": FORMAT,
+        "run_id": run_id,
+        "validated_at": format_instant(time.time_ns()),
+        "success": not critical_failed,
+        "critical_failed": critical_failed,
+        "warnings": warnings,
+        "seconds": round(time.perf_counter() - started, 3),
+        "great_expectations_version": version,
+        "suites": suites,
+    }
+
+
+def _validate_one(
+    run_dir: Path,
+    history: list[dict[str, Any]],
+    runner: GxRunner,
+    dataset: Dataset | str | Path | None,
+    tolerance: float,
+    window: int,
+    min_history: int,
+    memory_limit: str | None,
+) -> dict[str, Any]:
+    result = read_json(run_dir / "result.json")
+    started = time.perf_counter()
+    opened, problem = _open_dataset(result, dataset)
+    builders = {
+        "dataset": lambda: dataset_suite(opened, problem, memory_limit),
+        "load": lambda: load_suite(result),
+        "queries": lambda: queries_suite(run_dir, result),
+        "history": lambda: history_suite(result, history, tolerance, window, min_history),
+    }
+    suites, documents = [], {}
+    for name in SUITES:
+        suite_started = time.perf_counter()
+        try:
+            body, document = runner.run(builders[name]())
+        except Exception as error:  # a broken suite is a failed suite, never a silent pass
+            log.exception("validation suite %s could not run on %s", name, run_dir)
+            spec = SuiteSpec(name, CRITICAL[name])
+            spec.static.append(entry(f"{name} suite ran", False, None, f"{type(error).__name__}: {error}"))
+            body, document = runner.run(spec)
+        body["seconds"] = round(time.perf_counter() - suite_started, 3)
+        suites.append(body)
+        documents[name] = document
+    outcome = _outcome(result.get("run_id", run_dir.name), suites, started, runner.gx.__version__)
+    for name, document in documents.items():
+        write_json_atomic(run_dir / "validation" / f"{name}.json", document)
+    write_json_atomic(run_dir / "validation.json", outcome)
+    return outcome
+
+
+def validate_run(
+    run_dir: str | Path,
+    history: list[dict[str, Any]],
+    *,
+    dataset: Dataset | str | Path | None = None,
+    tolerance: float = TOLERANCE,
+    window: int = WINDOW,
+    min_history: int = MIN_HISTORY,
+    memory_limit: str | None = None,
+) -> dict[str, Any]:
+    """Run the dataset, load, queries (critical) and history (warning) suites on a collected run.
+
+    ``history``: earlier result dicts or comparison dicts (e.g. ``RunStore.history(...)``); only
+    comparable, earlier, not-failed runs are used (``tsbench.validation.history``). ``dataset``: the
+    dataset (or its folder) of a single run when it is no longer where ``result.json`` says.
+    ``memory_limit``: DuckDB's cap for the dataset scans (default ``dataset.MEMORY_LIMIT``).
+    Writes ``validation.json`` (atomically) and great_expectations' own result per suite in
+    ``validation/<suite>.json``; returns the former::
+
+        {"success": bool, "critical_failed": [names], "warnings": [texts],
+         "suites": [{"name", "success", "critical", "status", "results": [
+             {"expectation", "success", "observed", "details"}, ...]}, ...], ...}
+
+    ``success`` is true when every critical expectation holds; warnings never fail a run.
+    """
+    run_dir = Path(run_dir)
+    kind, document = run_document(run_dir)
+    earlier = flatten(history)
+    started = time.perf_counter()
+    runner = GxRunner()
+    settings = (tolerance, window, min_history, memory_limit)
+    if kind == "result.json":
+        outcome = _validate_one(run_dir, earlier, runner, dataset, *settings)
+    else:
+        suites, per_scale = [], {}
+        for folder in scale_dirs(run_dir):
+            one = _validate_one(folder, earlier, runner, None, *settings)
+            scale = read_json(folder / "result.json")["spec"]["scale"]
+            per_scale[str(scale)] = {
+                "folder": folder.name,
+                "success": one["success"],
+                "critical_failed": len(one["critical_failed"]),
+                "warnings": len(one["warnings"]),
+            }
+            suites += [{**s, "name": f"scale {scale}: {s['name']}", "scale": scale} for s in one["suites"]]
+        outcome = _outcome(document.get("run_id", run_dir.name), suites, started, runner.gx.__version__)
+        outcome["scales"] = per_scale
+        if not per_scale:
+            outcome["success"] = False
+            outcome["critical_failed"] = ["no scale folder with a result.json"]
+        write_json_atomic(run_dir / "validation.json", outcome)
+    log.info(
+        "validation of %s: %s (%d critical failed, %d warnings) in %.1f s",
+        outcome["run_id"],
+        "passed" if outcome["success"] else "FAILED",
+        len(outcome["critical_failed"]),
+        len(outcome["warnings"]),
+        outcome["seconds"],
+    )
+    return outcome

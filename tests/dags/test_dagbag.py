@@ -1,0 +1,78 @@
+"""DAG integrity: files import cleanly, are documented, tagged, retried, scheduled as intended."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PHASES = ["provision", "prepare", "load", "settle", "cache_reset", "queries", "teardown"]
+
+
+def test_no_import_errors(dagbag) -> None:
+    assert dagbag.import_errors == {}
+    assert set(dagbag.dag_ids) == {"tsbench_nightly", "tsbench_comparison"}
+
+
+def test_every_dag_is_documented_tagged_and_retried(dagbag) -> None:
+    for dag in dagbag.dags.values():
+        assert dag.doc_md and dag.doc_md.startswith("### tsbench"), dag.dag_id
+        assert "tsbench" in dag.tags
+        assert dag.max_active_runs == 1 and dag.catchup is False
+        for task in dag.tasks:
+            if task.task_id not in ("validate_params", "verdict"):
+                assert task.retries >= 1, task.task_id
+
+
+def test_nightly_schedule_is_at_night_and_ondemand_is_manual(dagbag) -> None:
+    nightly = dagbag.get_dag("tsbench_nightly")
+    assert nightly.schedule == "30 2 * * *"  # 02:30 UTC
+    assert dagbag.get_dag("tsbench_comparison").schedule is None
+
+
+def test_graph_reads_like_the_pipeline(dagbag) -> None:
+    dag = dagbag.get_dag("tsbench_comparison")
+    ids = set(dag.task_ids)
+    assert {
+        "validate_params",
+        "dataset",
+        "oracle",
+        "collect",
+        "validate",
+        "report",
+        "publish",
+        "verdict",
+    } <= ids
+    for before, after in zip(["acquire_machine", *PHASES[:-2]], PHASES[:-1], strict=True):
+        assert f"benchmark.{after}" in dag.get_task(f"benchmark.{before}").downstream_task_ids
+    teardown = dag.get_task("benchmark.teardown")
+    assert teardown.is_teardown and teardown.trigger_rule == "all_done_setup_success"
+    assert dag.get_task("collect").trigger_rule == "all_done"
+    assert dag.get_task("validate_params").retries == 0
+
+
+def test_params_form_has_typed_fields(dagbag) -> None:
+    params = dagbag.get_dag("tsbench_comparison").params
+    for name in (
+        "targets",
+        "scales",
+        "use_case",
+        "duration",
+        "interval",
+        "seed",
+        "workers",
+        "batch_size",
+        "query_types",
+        "queries_per_type",
+        "trials",
+        "runtime",
+    ):
+        assert name in params, name
+    assert params.get_param("scales").schema["type"] == "array"
+    assert params.get_param("workers").schema["minimum"] == 1
+
+
+def test_dag_files_stay_thin() -> None:
+    for path in (ROOT / "dags").glob("*.py"):
+        code = [line for line in path.read_text().splitlines() if line.strip() and not line.startswith("#")]
+        assert len(code) < 40, path
+        assert "import pandas" not in path.read_text() and "import pyarrow" not in path.read_text()
