@@ -1,0 +1,1 @@
+"""InfluxDB 1.6.7 target (see README.md)."""

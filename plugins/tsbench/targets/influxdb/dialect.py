@@ -1,0 +1,179 @@
+"""InfluxQL renderings of the logical queries (InfluxDB 1.6).
+
+Every rendering starts with one InfluxQL comment line, the *answer header*, which InfluxDB ignores
+and the session (``target.InfluxSession``) reads to shape the JSON result into rows::
+
+    -- answer: bucket,hostname,mean_usage_user
+    -- answer: count_usage_user; no rows: 0
+
+It names the answer's columns in ``answer_columns`` order. ``bucket`` and ``time`` come from the
+result's ``time`` column, other names from the result's columns (aggregates are aliased to their
+answer names) or, failing that, from the series' group-by tags (``hostname``). ``no rows`` is the
+single row an aggregate over no points stands for (InfluxDB returns no series at all): ``0`` for a
+count, ``null`` for avg/sum, as in SQL.
+
+Rules that keep answers exact:
+
+- times are integer nanoseconds (``time >= 1451606400000000000``), never RFC3339 strings;
+- ``GROUP BY time(...)`` buckets are aligned to the Unix epoch (InfluxDB's default, no offset), and
+  ``fill(none)`` leaves out empty buckets, like the oracle;
+- groupby-orderby-limit uses ``ORDER BY time DESC LIMIT n``: the *last* n buckets before the end
+  (TSBS's InfluxQL text returned the first n);
+- lastpoint selects raw rows per host (``GROUP BY hostname ORDER BY time DESC LIMIT 1``): with
+  several selector functions (``last(a), last(b)``) InfluxDB reports time 0, not the row's time;
+- raw queries select the ``hostname`` tag as a column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tsbench.workload.queries import LogicalQuery
+from tsbench.workload.query_types import Kind
+
+MEASUREMENT = "cpu"
+HOST_TAG = "hostname"
+THRESHOLD_FIELD = "usage_user"  # high-cpu filters on it (the oracle's rule)
+AGGREGATES = {"max": "max", "mean": "mean", "avg": "mean", "count": "count", "sum": "sum"}
+NO_ROWS = {"count": "0", "avg": "null", "sum": "null"}
+
+
+def ident(name: str) -> str:
+    """A double-quoted InfluxQL identifier."""
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def literal(text: str) -> str:
+    """A single-quoted InfluxQL string literal."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def header(columns: list[str], no_rows: str | None = None) -> str:
+    text = "-- answer: " + ",".join(columns)
+    return text + (f"; no rows: {no_rows}" if no_rows is not None else "") + "\n"
+
+
+def _window(query: LogicalQuery) -> str:
+    parts = []
+    if query.start_ns is not None:
+        parts.append(f"time >= {int(query.start_ns)}")
+    if query.end_ns is not None:
+        parts.append(f"time < {int(query.end_ns)}")
+    return " AND ".join(parts)
+
+
+def _hosts(query: LogicalQuery) -> str:
+    if query.hosts is None:
+        return ""
+    terms = [f"{ident(HOST_TAG)} = {literal(host)}" for host in query.hosts]
+    return terms[0] if len(terms) == 1 else "(" + " OR ".join(terms) + ")"
+
+
+def _where(*conditions: str) -> str:
+    present = [c for c in conditions if c]
+    return " WHERE " + " AND ".join(present) if present else ""
+
+
+def _bucket(ns: int) -> str:
+    return f"{ns // 1_000_000_000}s" if ns % 1_000_000_000 == 0 else f"{ns}ns"
+
+
+def _aggregates(query: LogicalQuery) -> tuple[list[str], str]:
+    qtype = query.query_type
+    function = AGGREGATES[qtype.agg]
+    names = [f"{qtype.agg}_{f}" for f in query.fields]
+    select = ", ".join(
+        f"{function}({ident(f)}) AS {ident(n)}" for f, n in zip(query.fields, names, strict=True)
+    )
+    return names, select
+
+
+def _raw_fields(query: LogicalQuery) -> str:
+    return ", ".join(ident(f) for f in (HOST_TAG, *query.fields))
+
+
+def render_groupby(query: LogicalQuery) -> str:
+    names, select = _aggregates(query)
+    bucket = _bucket(query.query_type.bucket_ns)
+    return header(["bucket", *names]) + (
+        f"SELECT {select} FROM {MEASUREMENT}{_where(_hosts(query), _window(query))} "
+        f"GROUP BY time({bucket}) fill(none)"
+    )
+
+
+def render_groupby_host(query: LogicalQuery) -> str:
+    names, select = _aggregates(query)
+    bucket = _bucket(query.query_type.bucket_ns)
+    return header(["bucket", HOST_TAG, *names]) + (
+        f"SELECT {select} FROM {MEASUREMENT}{_where(_hosts(query), _window(query))} "
+        f"GROUP BY time({bucket}), {ident(HOST_TAG)} fill(none)"
+    )
+
+
+def render_high_cpu(query: LogicalQuery) -> str:
+    qtype = query.query_type
+    condition = f"{ident(THRESHOLD_FIELD)} > {float(qtype.threshold)!r}"
+    return header(["time", HOST_TAG, *query.fields]) + (
+        f"SELECT {_raw_fields(query)} FROM {MEASUREMENT}{_where(condition, _hosts(query), _window(query))}"
+    )
+
+
+def render_lastpoint(query: LogicalQuery) -> str:
+    fields = ", ".join(ident(f) for f in query.fields)
+    return header([HOST_TAG, "time", *query.fields]) + (
+        f"SELECT {fields} FROM {MEASUREMENT}{_where(_hosts(query))} "
+        f"GROUP BY {ident(HOST_TAG)} ORDER BY time DESC LIMIT 1"
+    )
+
+
+def render_orderby_limit(query: LogicalQuery) -> str:
+    qtype = query.query_type
+    names, select = _aggregates(query)
+    return header(["bucket", *names]) + (
+        f"SELECT {select} FROM {MEASUREMENT}{_where(_hosts(query), _window(query))} "
+        f"GROUP BY time({_bucket(qtype.bucket_ns)}) fill(none) ORDER BY time DESC LIMIT {int(qtype.limit)}"
+    )
+
+
+def render_read(query: LogicalQuery) -> str:
+    return header(["time", HOST_TAG, *query.fields]) + (
+        f"SELECT {_raw_fields(query)} FROM {MEASUREMENT}{_where(_hosts(query), f'time = {int(query.at_ns)}')}"
+    )
+
+
+def render_scan(query: LogicalQuery) -> str:
+    return header(["time", HOST_TAG, *query.fields]) + (
+        f"SELECT {_raw_fields(query)} FROM {MEASUREMENT}{_where(_hosts(query), _window(query))}"
+    )
+
+
+def render_range_agg(query: LogicalQuery) -> str:
+    names, select = _aggregates(query)
+    return header(names, NO_ROWS[query.query_type.agg]) + (
+        f"SELECT {select} FROM {MEASUREMENT}{_where(_hosts(query), _window(query))}"
+    )
+
+
+RENDERERS: dict[Kind, Callable[[LogicalQuery], str]] = {
+    Kind.GROUPBY: render_groupby,
+    Kind.GROUPBY_HOST: render_groupby_host,
+    Kind.HIGH_CPU: render_high_cpu,
+    Kind.LASTPOINT: render_lastpoint,
+    Kind.ORDERBY_LIMIT: render_orderby_limit,
+    Kind.READ: render_read,
+    Kind.SCAN: render_scan,
+    Kind.RANGE_AGG: render_range_agg,
+}
+
+
+def render(query: LogicalQuery) -> str:
+    return RENDERERS[query.query_type.kind](query)
+
+
+def parse_header(text: str) -> tuple[list[str], str | None]:
+    """``(columns, no_rows)`` from a rendering's answer header (ValueError if there is none)."""
+    first = text.lstrip().split("\n", 1)[0]
+    if not first.startswith("-- answer: "):
+        raise ValueError("InfluxQL text without the '-- answer: …' header line rendered by dialect.py")
+    spec, _, rest = first.removeprefix("-- answer: ").partition("; no rows: ")
+    return [c.strip() for c in spec.split(",")], (rest.strip() or None) if rest else None

@@ -1,0 +1,274 @@
+"""InfluxDB 1.6.7: line protocol over HTTP ``/write`` (gzip), InfluxQL over HTTP ``/query``.
+
+Schema: one database (``benchmark``, default retention policy ``autogen``: infinite retention,
+7-day shard groups); one measurement per use-case measurement; the entity's tags and the
+measurement's extra tags are InfluxDB tags, the fields are fields (integers stay integers).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pyarrow as pa
+import requests
+
+from tsbench.runtimes.local import allocated_bytes
+from tsbench.targets.base import Capabilities, Endpoint, Footprint, Target, TargetError
+from tsbench.targets.influxdb import dialect
+from tsbench.targets.influxdb.server import DATABASE, TUNING, InfluxDBServer
+from tsbench.targets.influxdb.writer import GZIP_LEVEL, TAG_ORDER, InfluxWriter, LineBuilder
+from tsbench.workload.queries import LogicalQuery
+from tsbench.workload.usecases import UseCase
+
+QUERY_TIMEOUT_S = 600
+GET_LIMIT = 4000  # longer query texts go in a POST body
+
+
+def _result(response: requests.Response, text: str) -> dict[str, Any]:
+    """The first statement's result of a /query response (TargetError on any error)."""
+    if response.status_code != 200:
+        raise TargetError(f"influxdb: /query answered {response.status_code}: {response.text[:300]}\n{text}")
+    body = response.json()
+    if "error" in body:
+        raise TargetError(f"influxdb: {body['error']}\n{text}")
+    result = body["results"][0]
+    if "error" in result:
+        raise TargetError(f"influxdb: {result['error']}\n{text}")
+    return result
+
+
+def _query(
+    http: requests.Session, url: str, text: str, database: str | None = None, write: bool = False
+) -> dict[str, Any]:
+    params = {"epoch": "ns"}
+    if database:
+        params["db"] = database
+    try:
+        if write or len(text) > GET_LIMIT:  # InfluxDB accepts only reading statements via GET
+            response = http.post(f"{url}/query", params=params, data={"q": text}, timeout=QUERY_TIMEOUT_S)
+        else:
+            response = http.get(f"{url}/query", params={**params, "q": text}, timeout=QUERY_TIMEOUT_S)
+    except requests.RequestException as error:
+        raise TargetError(f"influxdb: /query failed: {error}\n{text}") from error
+    return _result(response, text)
+
+
+def _allocated(path: Path) -> int:
+    """Bytes allocated on disk for a file or a folder tree (``du``)."""
+    return path.lstat().st_blocks * 512 if path.is_file() else allocated_bytes([path])
+
+
+def _no_rows_value(text: str) -> Any:
+    if text == "null":
+        return None
+    return float(text) if "." in text else int(text)
+
+
+class InfluxSession:
+    """One query worker: its own HTTP session. Shapes results by the rendering's answer header."""
+
+    def __init__(self, url: str, database: str):
+        self.url = url
+        self.database = database
+        self.http = requests.Session()
+
+    def execute(self, text: str) -> list[tuple[Any, ...]]:
+        columns, no_rows = dialect.parse_header(text)
+        result = _query(self.http, self.url, text, self.database)
+        rows: list[tuple[Any, ...]] = []
+        for series in result.get("series", ()):
+            names = series["columns"]
+            tags = series.get("tags") or {}
+            getters = []
+            for column in columns:
+                source = "time" if column in ("bucket", "time") else column
+                if source in names:
+                    getters.append((names.index(source), None))
+                elif column in tags:
+                    getters.append((-1, tags[column]))
+                else:
+                    raise TargetError(f"influxdb: result has no column or tag {column!r}: {names} {tags}")
+            for values in series.get("values", ()):
+                rows.append(tuple(value if index < 0 else values[index] for index, value in getters))
+        if not rows and no_rows is not None:
+            rows.append((_no_rows_value(no_rows),))
+        return rows
+
+    def close(self) -> None:
+        self.http.close()
+
+
+class InfluxDBTarget(Target):
+    name = "influxdb"
+    title = "InfluxDB"
+    capabilities = Capabilities(
+        durable=True,  # wal-fsync-delay = 0s: the WAL is fsynced before /write answers 204
+        compression="TSM (per-type: delta/simple8b integers, Gorilla XOR floats, snappy strings)",
+        unsupported={},
+        restartable=True,
+        schema_note=(
+            "one measurement per table; entity tags + extra tags as InfluxDB tags (series key), "
+            "fields as typed fields; inmem series index; default RP autogen (7-day shards)"
+        ),
+    )
+
+    # Write path (README "Load"): tag order on the wire and gzip level of the /write bodies.
+    tag_order: ClassVar[str] = TAG_ORDER
+    gzip_level: ClassVar[int] = GZIP_LEVEL
+
+    def __init__(self, endpoint: Endpoint, use_case: UseCase, tags: pa.Table):
+        super().__init__(endpoint, use_case, tags)
+        self._lock = threading.Lock()
+        self._builder: LineBuilder | None = None
+        self._http: requests.Session | None = None
+        self._written: set[str] = set()
+
+    @staticmethod
+    def server_recipe() -> type:
+        return InfluxDBServer
+
+    # ---- connection helpers --------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.endpoint.host}:{self.endpoint.port('http')}"
+
+    @property
+    def database(self) -> str:
+        return self.endpoint.database or DATABASE
+
+    def _run(self, text: str, write: bool = False, database: bool = True) -> dict[str, Any]:
+        with self._lock:
+            if self._http is None:
+                self._http = requests.Session()
+            return _query(self._http, self.url, text, self.database if database else None, write)
+
+    def builder(self) -> LineBuilder:
+        with self._lock:
+            if self._builder is None:
+                self._builder = LineBuilder(self.use_case, self.tags, self.tag_order)
+            return self._builder
+
+    # ---- load ----------------------------------------------------------------------------------
+
+    def create_schema(self) -> None:
+        name = dialect.ident(self.database)
+        self._run(f"DROP DATABASE {name}", write=True, database=False)  # idempotent in 1.x
+        self._run(f"CREATE DATABASE {name}", write=True, database=False)
+        self._written.clear()
+
+    def writer(self) -> InfluxWriter:
+        return InfluxWriter(self.url, self.database, self.builder(), self.gzip_level, self._written)
+
+    def flush(self) -> None:
+        """Nothing is buffered on our side and a 204 from /write means the points are in the
+        (fsynced) WAL and the cache, i.e. visible: this only checks that every measurement written
+        since create_schema is known to the server."""
+        result = self._run("SHOW MEASUREMENTS")
+        present = {v[0] for s in result.get("series", ()) for v in s.get("values", ())}
+        missing = self._written - present
+        if missing:
+            raise TargetError(f"influxdb: written measurements not visible after flush: {sorted(missing)}")
+
+    def row_count(self, measurement: str) -> int:
+        """Points stored: the entity key tag selected as a value in a subquery counts every point
+        that has at least one field (a plain ``count(*)`` counts per field)."""
+        m = self.use_case.measurement(measurement)
+        fields = ", ".join(dialect.ident(f) for f in m.field_names)
+        key = dialect.ident(self.use_case.entity_key)
+        text = f"SELECT count(n) FROM (SELECT {fields}, {key} AS n FROM {dialect.ident(m.name)})"
+        result = self._run(text)
+        series = result.get("series") or []
+        return int(series[0]["values"][0][1]) if series else 0
+
+    # ---- queries -------------------------------------------------------------------------------
+
+    def render(self, query: LogicalQuery) -> str:
+        return dialect.render(query)
+
+    def session(self) -> InfluxSession:
+        return InfluxSession(self.url, self.database)
+
+    # ---- facts ---------------------------------------------------------------------------------
+
+    def footprint(self) -> Footprint:
+        """TSM bytes from the server's own statistics, WAL and index files from the directories the
+        statistics name (the WAL statistic double-counts the last segment after a restart)."""
+        result = self._run("SHOW STATS", database=False)
+        tsm = 0
+        shard_dirs: set[Path] = set()
+        wal_dirs: set[Path] = set()
+        for series in result.get("series", ()):
+            tags = series.get("tags") or {}
+            if tags.get("database") != self.database:
+                continue
+            row = dict(zip(series["columns"], series["values"][0], strict=True))
+            if series["name"] == "tsm1_filestore":
+                tsm += int(row.get("diskBytes", 0))
+            elif series["name"] == "shard":
+                shard_dirs.add(Path(tags["path"]))
+                wal_dirs.add(Path(tags["walPath"]))
+        wal = sum(f.stat().st_size for d in wal_dirs if d.is_dir() for f in d.glob("*.wal"))
+        # shard-level index files: fields.idx (inmem) or the tsi1 index/ folder
+        shard_index = sum(
+            _allocated(f)
+            for d in shard_dirs
+            if d.is_dir()
+            for f in d.iterdir()
+            if not f.name.endswith(".tsm")
+        )
+        series_dirs = {d.parent.parent / "_series" for d in shard_dirs}
+        if not series_dirs and self.endpoint.data_dirs:
+            series_dirs = {Path(self.endpoint.data_dirs[0]) / self.database / "_series"}
+        series_file = allocated_bytes(sorted(series_dirs))
+        parts = {"tsm": tsm, "wal": wal, "series_file": series_file, "shard_index": shard_index}
+        return Footprint(
+            bytes=sum(parts.values()),
+            note=(
+                f"database {self.database!r}, {len(shard_dirs)} shard(s): TSM files (SHOW STATS "
+                "tsm1_filestore diskBytes) + WAL segment files + the database's series file (_series, "
+                "blocks allocated: its segments are sparse) + shard index files (fields.idx; tsi1 index); "
+                "the inmem series index itself lives in memory only"
+            ),
+            parts=parts,
+        )
+
+    def version(self) -> str:
+        try:
+            response = requests.get(f"{self.url}/ping", timeout=10)
+        except requests.RequestException as error:
+            raise TargetError(f"influxdb: /ping failed: {error}") from error
+        return response.headers.get("X-Influxdb-Version", "unknown")
+
+    def settings(self) -> dict[str, Any]:
+        facts: dict[str, Any] = {f"data.{k}": v for k, v in TUNING.items()}
+        facts.update(
+            {
+                "GOGC": InfluxDBServer.gogc,
+                "GOMEMLIMIT share of RAM": InfluxDBServer.memory_limit_share,
+                "write": f"line protocol over HTTP /write, precision ns, gzip level {self.gzip_level}",
+                "tag order on the wire": self.tag_order,
+            }
+        )
+        try:
+            policies = self._run(f"SHOW RETENTION POLICIES ON {dialect.ident(self.database)}", database=False)
+            for series in policies.get("series", ()):
+                for values in series.get("values", ()):
+                    row = dict(zip(series["columns"], values, strict=True))
+                    if row.get("default"):
+                        facts["retention policy"] = row.get("name")
+                        facts["shard group duration"] = row.get("shardGroupDuration")
+        except TargetError:
+            pass
+        return facts
+
+    def close(self) -> None:
+        with self._lock:
+            if self._http is not None:
+                self._http.close()
+                self._http = None
+
+
+TARGET = InfluxDBTarget

@@ -1,0 +1,141 @@
+"""InfluxDB 1.6.7 against a real server (installed by scripts/install_influxdb.sh)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+import requests
+from conftest import check_all_queries, load_all
+
+from tsbench.spec import DatasetSpec
+from tsbench.targets.base import TargetError
+from tsbench.targets.influxdb.target import InfluxDBTarget
+from tsbench.targets.influxdb.writer import LineBuilder
+from tsbench.workload.dataset import Dataset, ensure_dataset
+from tsbench.workload.query_types import QUERY_TYPES
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def influx(serve, small_dataset: Dataset):
+    with serve("influxdb", small_dataset) as (server, target):
+        yield server, target
+
+
+def test_load_is_exact_and_retry_safe(influx, small_dataset: Dataset) -> None:
+    _, target = influx
+    target.create_schema()
+    writer = target.writer()  # a half-done attempt that a retry must not double
+    first = next(small_dataset.iter_batches("cpu", 7_000))
+    assert writer.write("cpu", first) == first.num_rows
+    writer.close()
+    target.create_schema()
+    assert load_all(target, small_dataset) == small_dataset.rows["cpu"]
+    assert load_all(target, small_dataset) == small_dataset.rows["cpu"]  # create_schema + load again
+    assert target.row_count("cpu") == small_dataset.rows["cpu"] == 103_680
+
+
+def test_every_query_type_matches_the_oracle(influx, small_dataset: Dataset) -> None:
+    _, target = influx
+    assert not target.capabilities.unsupported
+    nonempty = check_all_queries(target, small_dataset, per_type=3)
+    assert set(nonempty) == set(QUERY_TYPES)
+    assert sum(count > 0 for count in nonempty.values()) >= len(QUERY_TYPES) - 1, nonempty
+
+
+def test_facts(influx) -> None:
+    _, target = influx
+    footprint = target.footprint()
+    assert footprint.bytes > 0 and footprint.note
+    assert sum(footprint.parts.values()) == footprint.bytes
+    assert footprint.parts["tsm"] + footprint.parts["wal"] > 2_000_000  # 103,680 rows × 10 fields
+    assert footprint.parts["series_file"] > 0
+    assert target.version().startswith("1.6.7")
+    settings = target.settings()
+    assert settings["data.index-version"] == "inmem" and settings["shard group duration"]
+
+
+def test_cold_restart_keeps_data_and_answers(influx, small_dataset: Dataset) -> None:
+    server, target = influx
+    report = server.restart_cold()
+    assert report["was_down"] and report["restarted"]
+    assert target.row_count("cpu") == small_dataset.rows["cpu"]
+    nonempty = check_all_queries(target, small_dataset, per_type=1, seed=11)
+    assert sum(count > 0 for count in nonempty.values()) >= len(QUERY_TYPES) - 2, nonempty
+
+
+@pytest.mark.parametrize("tag_order", ["tsbs", "sorted"])
+def test_devops_loads_every_measurement(influx, dataset_cache: Path, tag_order: str) -> None:
+    server, _ = influx
+    spec = DatasetSpec.parse(use_case="devops", scale=4, end="2016-01-01T01:00:00Z")
+    devops, _ = ensure_dataset(spec, dataset_cache)
+    assert len(devops.measurements) == 9
+    endpoint = dataclasses.replace(server.endpoint(), database=f"devops_{tag_order}")
+    target_type = type("Target", (InfluxDBTarget,), {"tag_order": tag_order})
+    target = target_type(endpoint, devops.use_case, devops.tags())
+    try:
+        assert load_all(target, devops, batch_rows=1_000) == sum(devops.rows.values())
+        for measurement, rows in devops.rows.items():
+            assert rows > 0 and target.row_count(measurement) == rows, measurement
+        # every tag is stored, whatever the order on the wire: 4 hosts, one series each (cpu)
+        keys = influxql(target, 'SHOW TAG KEYS FROM "disk"')["values"]
+        assert sorted(k[0] for k in keys) == sorted([*devops.use_case.entity_tags, "path", "fstype"])
+        assert len(influxql(target, 'SHOW SERIES FROM "cpu"')["values"]) == 4
+    finally:
+        target.close()
+
+
+def influxql(target: InfluxDBTarget, text: str) -> dict:
+    """The first series of a query's answer (raw JSON)."""
+    response = requests.get(f"{target.url}/query", params={"db": target.database, "q": text}, timeout=60)
+    body = response.json()
+    assert "series" in body.get("results", [{}])[0], body
+    return body["results"][0]["series"][0]
+
+
+def test_iot_nulls_are_left_out(influx, dataset_cache: Path) -> None:
+    """iot rows miss single fields (left out of the line) and a few carry none at all (such a point
+    cannot exist in InfluxDB: not sent, not counted)."""
+    server, _ = influx
+    spec = DatasetSpec.parse(use_case="iot", scale=10, end="2016-01-01T01:00:00Z")
+    iot, _ = ensure_dataset(spec, dataset_cache)
+    endpoint = dataclasses.replace(server.endpoint(), database="iot")
+    target = InfluxDBTarget(endpoint, iot.use_case, iot.tags())
+    try:
+        representable = {}
+        for m in iot.use_case.measurements:
+            table = iot.read(m.name)
+            empty = pc.and_kleene(*[pc.is_null(table[f]) for f in m.field_names[:2]])
+            for f in m.field_names[2:]:
+                empty = pc.and_kleene(empty, pc.is_null(table[f]))
+            representable[m.name] = table.num_rows - pc.sum(empty).as_py()
+        assert load_all(target, iot, batch_rows=1_000) == sum(representable.values())
+        for m in iot.use_case.measurements:
+            assert target.row_count(m.name) == representable[m.name] < iot.rows[m.name]
+            table = iot.read(m.name)
+            counts = influxql(target, f'SELECT count(*) FROM "{m.name}"')
+            stored = dict(zip(counts["columns"], counts["values"][0], strict=True))
+            for f in m.field_names:
+                assert stored[f"count_{f}"] == len(table[f]) - table[f].null_count, f
+        body = influxql(target, "SELECT sum(latitude) FROM readings WHERE fleet = 'East'")["values"][0][1]
+        table = iot.read("readings")
+        east = iot.tags().filter(pc.equal(iot.tags()["fleet"], "East"))["name"]
+        chosen = table.filter(pc.is_in(table["name"].cast(pa.string()), value_set=east.combine_chunks()))
+        assert body == pytest.approx(pc.sum(chosen["latitude"]).as_py(), rel=1e-9)
+    finally:
+        target.close()
+
+
+def test_tag_values_needing_escapes_are_refused(small_dataset: Dataset) -> None:
+    """We never escape: a tag value with a space, comma or '=' is an error, not a bad line."""
+    tags = small_dataset.tags()
+    column = tags.column("rack").combine_chunks().to_pylist()
+    for bad in ("rack 1", "rack,1", "rack=1"):
+        broken = tags.set_column(tags.schema.get_field_index("rack"), "rack", pa.array([bad, *column[1:]]))
+        with pytest.raises(TargetError, match="escaped"):
+            LineBuilder(small_dataset.use_case, broken)
