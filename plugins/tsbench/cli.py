@@ -175,6 +175,22 @@ def cmd_run(args: argparse.Namespace) -> str:
     return "\n\n".join(tables) + f"\n\nrun finished in {time.perf_counter() - started:.1f} s → {folder}"
 
 
+def cmd_lease(args: argparse.Namespace) -> str:
+    from datetime import UTC, datetime
+
+    from tsbench.lease import MachineLease
+
+    lease = MachineLease()
+    holder = lease.force_release() if args.release else lease.holder()
+    if holder is None:
+        return f"machine lease {lease.path}: free"
+    since = datetime.fromtimestamp(holder["since"], UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    verb = "released (was held by" if args.release else "held by"
+    return f"machine lease {lease.path}: {verb} {holder['owner']} since {since}" + (
+        ")" if args.release else ""
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m tsbench", description=__doc__.splitlines()[0])
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress lines too")
@@ -234,6 +250,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--state-dir", type=Path, help="server state root (default $TSBENCH_STATE or /var/tmp/tsbench)"
     )
     run.set_defaults(run=cmd_run)
+
+    lease = sub.add_parser("lease", help="show (or --release) the machine lease benchmark branches take")
+    lease.add_argument("--release", action="store_true", help="remove it whoever holds it (after a crash)")
+    lease.set_defaults(run=cmd_lease)
     return parser
 
 

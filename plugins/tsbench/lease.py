@@ -17,7 +17,7 @@ from typing import Any
 
 from tsbench.runtimes.local import state_root
 
-DEFAULT_STALE_AFTER_S = 12 * 3600.0
+DEFAULT_STALE_AFTER_S = float(os.environ.get("TSBENCH_LEASE_STALE_S", 12 * 3600))
 
 
 class MachineLease:
@@ -48,6 +48,12 @@ class MachineLease:
         with os.fdopen(fd, "w") as handle:
             json.dump({"owner": owner, "since": time.time(), "pid": os.getpid()}, handle)
         return True
+
+    def force_release(self) -> dict[str, Any] | None:
+        """Remove the lease whoever holds it (operators: after a crash); returns the old holder."""
+        current = self.holder()
+        self.path.unlink(missing_ok=True)
+        return current
 
     def release(self, owner: str) -> bool:
         """Give the lease back if ``owner`` holds it; returns whether it did."""

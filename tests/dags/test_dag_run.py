@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import pytest
 from integration.minio import MinioServer
 
+from tsbench.airflow.params import DEFAULTS
 from tsbench.results.files import read_json
 from tsbench.runtimes.local import LocalRuntime
 
@@ -18,6 +20,7 @@ pytest_plugins = ("integration.minio",)
 pytestmark = pytest.mark.integration
 
 TINY = {
+    **DEFAULTS,  # complete confs: dag.test() keeps the previous run's values in the DAG's params
     "scales": [10],
     "duration": "12h",
     "queries_per_type": 2,
@@ -32,7 +35,7 @@ def pipeline_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, minio_server: 
     bucket = minio_server.new_bucket("dagtest")
     monkeypatch.setenv("TSBENCH_RESULTS", str(tmp_path / "out" / "runs"))
     monkeypatch.setenv("TSBENCH_DATASETS", str(tmp_path / "datasets"))
-    monkeypatch.setenv("TSBENCH_STATE", str(Path("/var/tmp/tsbench-tests") / tmp_path.name))
+    monkeypatch.setenv("TSBENCH_STATE", str(Path("/var/tmp/tsbench-tests") / uuid.uuid4().hex[:8]))
     connection = {
         "conn_type": "aws",
         "login": minio_server.access_key,
@@ -83,6 +86,7 @@ def test_bad_params_fail_before_any_work(dagbag, pipeline_env: dict) -> None:
     states = {ti.task_id: ti.state for ti in run.get_task_instances()}
     assert states["validate_params"] == "failed"
     assert states["dataset"] in ("upstream_failed", None)
+    assert {states[t] for t in ("collect", "validate", "report", "publish", "verdict")} == {"skipped"}
     assert not (pipeline_env["out"] / "runs").exists() or not any((pipeline_env["out"] / "runs").iterdir())
     assert not Path(pipeline_env["out"].parent / "datasets").exists()
 

@@ -19,7 +19,7 @@ def test_every_dag_is_documented_tagged_and_retried(dagbag) -> None:
         assert "tsbench" in dag.tags
         assert dag.max_active_runs == 1 and dag.catchup is False
         for task in dag.tasks:
-            if task.task_id not in ("validate_params", "verdict"):
+            if task.task_id not in ("validate_params", "verdict", "benchmark.acquire_machine"):
                 assert task.retries >= 1, task.task_id
 
 

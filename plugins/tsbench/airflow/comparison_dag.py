@@ -32,6 +32,14 @@ def _verbose() -> None:
     logging.getLogger("tsbench").setLevel(logging.INFO)
 
 
+def _needs(value: Any, what: str) -> None:
+    """Skip a post-run step whose input never came (the parameters were rejected)."""
+    from airflow.exceptions import AirflowSkipException
+
+    if value is None:
+        raise AirflowSkipException(f"nothing to {what}: the run never started (see validate_params)")
+
+
 def _folder_name(run_id: str, when: Any) -> str:
     suffix = hashlib.sha256(run_id.encode()).hexdigest()[:6]
     return f"{when:%Y%m%dT%H%M%SZ}-{suffix}"
@@ -42,6 +50,7 @@ def _phase(item: dict[str, Any], name: str) -> dict[str, Any]:
     from tsbench.runner import TargetPhases
 
     _verbose()
+    get_current_context()["tsbench_branch"] = item["label"]  # the map index shown in the UI
     phases = TargetPhases(Path(item["run_dir"]), item["target"])
     try:
         body = phases.run_phase(name)
@@ -127,11 +136,14 @@ def build_comparison_dag(
 
         @task_group
         def benchmark(item: dict[str, Any]):
-            label = "{{ task.op_kwargs['item']['label'] }}"
+            label = "{{ tsbench_branch | default('') }}"  # set by each task from its item
 
-            @task.sensor(poke_interval=5, timeout=24 * 3600, mode="reschedule", map_index_template=label)
+            @task.sensor(poke_interval=5, timeout=24 * 3600, mode="reschedule", retries=0)
             def acquire_machine(item: dict[str, Any]) -> PokeReturnValue:
-                """Wait until no other branch measures on this machine, then take the lease."""
+                """Wait until no other branch measures on this machine, then take the lease.
+
+                Taking the lease is the last thing this task does (nothing after it can fail),
+                and the branch's teardown, whose setup this is, gives it back."""
                 from tsbench.lease import MachineLease
 
                 lease = MachineLease()
@@ -193,6 +205,7 @@ def build_comparison_dag(
             """Merge every phase file into result.json per scale and comparison.json; record history."""
             from tsbench.pipeline import collect_run
 
+            _needs(plan, "collect")
             _verbose()
             return collect_run(Path(plan["folder"]))
 
@@ -201,6 +214,7 @@ def build_comparison_dag(
             """great_expectations gates: dataset, load, queries (critical), history (warning)."""
             from tsbench.pipeline import validate_run
 
+            _needs(folder, "validate")
             _verbose()
             return validate_run(Path(folder))
 
@@ -209,6 +223,7 @@ def build_comparison_dag(
             """HTML + PDF report (one template), with trends over earlier runs."""
             from tsbench.pipeline import render_run_report
 
+            _needs(folder, "report")
             _verbose()
             return render_run_report(Path(folder))
 
@@ -218,6 +233,7 @@ def build_comparison_dag(
             from tsbench.airflow.connections import s3_from_connection
             from tsbench.pipeline import publish_run
 
+            _needs(folder, "publish")
             _verbose()
             return publish_run(Path(folder), s3_from_connection())
 
@@ -226,6 +242,7 @@ def build_comparison_dag(
             """Fail the DAG run (after publishing) when a target or a critical expectation failed."""
             from tsbench.pipeline import verdict_of
 
+            _needs(folder, "judge")
             problems = verdict_of(Path(folder))
             if problems:
                 raise RuntimeError("comparison finished with failures: " + "; ".join(problems))
