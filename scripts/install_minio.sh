@@ -17,7 +17,8 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-MINIO_VERSION="${MINIO_VERSION:-latest}"
+# Pinned: the pseudo-version `@latest` resolved to on 2026-11-22 (reproducible builds).
+MINIO_VERSION="${MINIO_VERSION:-v0.0.0-20260212201848-7aac2a2c5b7c}"
 MINIO_BIN_DIR="$TSBENCH_OPT/minio/bin"
 MINIO_BIN="$MINIO_BIN_DIR/minio"
 

@@ -5,15 +5,16 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 bash scripts/setup_python.sh
-echo "== servers (installed by the project's scripts; idempotent)"
-TSBENCH_SKIP_MINIO="${TSBENCH_SKIP_MINIO:-1}" bash scripts/install_all.sh
+echo "== servers and tools (installed by the project's scripts; idempotent)"
+bash scripts/install_all.sh            # PostgreSQL 15 + TimescaleDB, QuestDB, InfluxDB, MinIO
+bash scripts/install_report_tools.sh   # Chromium, poppler-utils, fonts (to look at reports)
 py=.venv/bin/python
 echo "== ruff"
 .venv/bin/ruff check plugins dags tests bench
 .venv/bin/ruff format --check plugins dags tests bench
 echo "== pytest"
 set +e
-$py -m pytest -p no:cacheprovider "$@"
+$py -m pytest -p no:cacheprovider --durations=15 "$@"
 status=$?
 set -e
 if [[ $status -eq 5 ]]; then

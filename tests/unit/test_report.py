@@ -476,7 +476,9 @@ def html(report: dict[str, Any]) -> str:
 def _tool(name: str) -> str:
     path = shutil.which(name)
     if path is None:
-        pytest.skip(f"{name} is not installed (scripts/install_report_tools.sh installs it)")
+        pytest.fail(
+            f"{name} is not installed: scripts/install_report_tools.sh installs it (scripts/test.sh runs it)"
+        )
     return path
 
 
@@ -811,7 +813,9 @@ def test_pdf_has_pages_and_text(report: dict[str, Any], pdf_text: str) -> None:
 def test_screenshot_of_the_html_is_not_blank(report: dict[str, Any], tmp_path: Path) -> None:
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
-        pytest.skip("chromium is not installed (scripts/install_report_tools.sh installs it)")
+        pytest.fail(
+            "chromium is not installed: scripts/install_report_tools.sh installs it (scripts/test.sh runs it)"
+        )
     png = _look_dir(tmp_path) / "report-html.png"
     png.unlink(missing_ok=True)
     subprocess.run(
