@@ -1,0 +1,1 @@
+"""QuestDB target (see README.md)."""

@@ -1,0 +1,152 @@
+"""QuestDB against a real server (started from the project's own scripts via the ``serve`` fixture).
+
+One server serves the whole module: load the small cpu-only dataset, answer every query type like
+the oracle, reload without double-loading, survive a cold restart, then load the devops use case.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from conftest import check_all_queries, load_all
+
+from tsbench.runtimes.local import LocalServer
+from tsbench.spec import DatasetSpec
+from tsbench.targets.base import Target
+from tsbench.targets.questdb.target import table_ddl
+from tsbench.workload.dataset import Dataset, ensure_dataset
+from tsbench.workload.query_types import QUERY_TYPES
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def questdb(serve, small_dataset: Dataset) -> Iterator[tuple[LocalServer, Target]]:
+    with serve("questdb", small_dataset) as (server, target):
+        yield server, target
+
+
+@pytest.fixture(scope="module")
+def loaded(questdb: tuple[LocalServer, Target], small_dataset: Dataset) -> tuple[LocalServer, Target]:
+    server, target = questdb
+    written = load_all(target, small_dataset)
+    assert written == small_dataset.rows["cpu"]
+    return server, target
+
+
+def _assert_rows(target: Target, dataset: Dataset) -> None:
+    for measurement, rows in dataset.rows.items():
+        assert target.row_count(measurement) == rows, measurement
+
+
+def test_server_reports_its_version(questdb: tuple[LocalServer, Target]) -> None:
+    server, target = questdb
+    assert target.version() == server.recipe.version() == "9.3.4"
+    settings = target.settings()
+    assert settings["server"]["shared.worker.count"] and "password" not in repr(settings)
+    endpoint = server.endpoint()
+    assert endpoint.secrets and "'quest'" not in repr(endpoint) and "secrets" not in endpoint.to_json()
+
+
+def test_load_then_every_query_type_matches_the_oracle(
+    loaded: tuple[LocalServer, Target], small_dataset: Dataset
+) -> None:
+    _, target = loaded
+    assert small_dataset.rows == {"cpu": 103_680}
+    _assert_rows(target, small_dataset)
+    assert not target.capabilities.unsupported
+    nonempty = check_all_queries(target, small_dataset)
+    assert set(nonempty) == set(QUERY_TYPES)  # all 20 answered and compared
+    # Not vacuous: every type has non-empty expected answers (ycsb-avg/sum/count always return a row).
+    empty = [name for name, count in nonempty.items() if count == 0]
+    assert not empty, f"no non-empty answer for {empty}"
+
+
+def test_footprint_is_questdbs_own_accounting(loaded: tuple[LocalServer, Target]) -> None:
+    server, target = loaded
+    footprint = target.footprint()
+    assert set(footprint.parts) == {"cpu"} and footprint.bytes == footprint.parts["cpu"]
+    # at least the raw column data (8 B timestamp + 10 × 8 B LONG + 10 × 4 B SYMBOL keys per row)
+    assert footprint.bytes >= 103_680 * 128
+    assert "table_storage" in footprint.note and "WAL" in footprint.note
+    assert server.disk_bytes() > 0
+
+
+def test_reload_never_double_loads(loaded: tuple[LocalServer, Target], small_dataset: Dataset) -> None:
+    _, target = loaded
+    directory = "SELECT directoryName FROM tables() WHERE table_name = 'cpu'"
+    before = target._admin(directory)
+    target.create_schema()
+    assert target.row_count("cpu") == 0
+    assert target._admin(directory) == before  # same schema: truncated, not dropped and re-created
+    load_all(target, small_dataset)  # creates the schema again itself
+    _assert_rows(target, small_dataset)
+
+
+def _wait_applied(target: Target, table: str, transactions: int) -> None:
+    """Until ``table``'s WAL apply has caught up with ``transactions`` committed transactions."""
+    deadline = time.monotonic() + 30
+    query = f"SELECT writerTxn, sequencerTxn FROM wal_tables() WHERE name = '{table}'"
+    while True:
+        applied, committed = target._admin(query)[0]
+        if committed >= transactions and applied == committed:
+            return
+        assert time.monotonic() < deadline, f"WAL apply of {table} did not catch up"
+        time.sleep(0.02)
+
+
+def test_dedup_option_absorbs_a_resent_batch(
+    loaded: tuple[LocalServer, Target], small_dataset: Dataset
+) -> None:
+    # DEDUP is off by default (README); the DDL it would use must still be valid and do its job.
+    _, target = loaded
+    scratch = replace(target.use_case.measurement("cpu"), name="cpu_dedup_check")
+    target._admin(f"DROP TABLE IF EXISTS {scratch.name}")
+    target._admin(table_ddl(scratch, target.use_case, dedup=True))
+    try:
+        batch = next(small_dataset.iter_batches("cpu", 2_000))
+        writer = target.writer()
+        try:
+            assert writer.write(scratch.name, batch) == writer.write(scratch.name, batch) == 2_000
+        finally:
+            writer.close()
+        _wait_applied(target, scratch.name, 2)
+        assert target._admin(f"SELECT count() FROM {scratch.name}") == [(2_000,)]
+    finally:
+        target._admin(f"DROP TABLE IF EXISTS {scratch.name}")
+
+
+def test_cold_restart_keeps_the_data(loaded: tuple[LocalServer, Target], small_dataset: Dataset) -> None:
+    server, target = loaded
+    outcome = server.restart_cold()
+    assert outcome["was_down"] and server.recipe.ready()
+    _assert_rows(target, small_dataset)  # its PG-wire connection died with the server: replaced
+    check_all_queries(target, small_dataset, per_type=1, seed=11)
+
+
+def test_devops_loads_every_measurement(questdb: tuple[LocalServer, Target], dataset_cache: Path) -> None:
+    # Runs last in this module: it empties the cpu table (same schema) and adds the 8 other tables.
+    server, cpu_target = questdb
+    spec = DatasetSpec.parse(use_case="devops", scale=4, end="2016-01-01T01:00:00Z")
+    devops, _ = ensure_dataset(spec, dataset_cache)
+    assert len(devops.measurements) == 9
+    target = type(cpu_target)(server.endpoint(), devops.use_case, devops.tags())
+    try:
+        written = load_all(target, devops)
+        assert written == sum(devops.rows.values())
+        _assert_rows(target, devops)
+        # entity tags were joined onto every row of every measurement
+        host = devops.tags().to_pylist()[0]
+        session = target.session()
+        try:
+            text = f"SELECT DISTINCT region, team FROM diskio WHERE hostname = '{host['hostname']}'"
+            rows = session.execute(text)
+        finally:
+            session.close()
+        assert rows == [(host["region"], host["team"])]
+    finally:
+        target.close()
