@@ -5,14 +5,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-bash scripts/setup_python.sh
-TSBENCH_SKIP_MINIO="${TSBENCH_SKIP_MINIO:-1}" bash scripts/install_all.sh
-bash scripts/install_report_tools.sh
-# shellcheck source=scripts/airflow_env.sh
-source scripts/airflow_env.sh
-export PATH="$root/.venv/bin:$PATH"
-export AIRFLOW__CORE__DAGS_ARE_PAUSED_AT_CREATION=False
-airflow db migrate >/dev/null
+# shellcheck source=scripts/setup_all.sh
+source scripts/setup_all.sh
 airflow dags reserialize >/dev/null 2>&1 || true
 airflow dags unpause tsbench_nightly >/dev/null 2>&1 || true
 exec airflow standalone

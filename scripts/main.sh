@@ -5,13 +5,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-bash scripts/setup_python.sh
-TSBENCH_SKIP_MINIO="${TSBENCH_SKIP_MINIO:-1}" bash scripts/install_all.sh
-bash scripts/install_report_tools.sh
-# shellcheck source=scripts/airflow_env.sh
-source scripts/airflow_env.sh
-export PATH="$root/.venv/bin:$PATH"
-airflow db migrate >/dev/null
+# shellcheck source=scripts/setup_all.sh
+source scripts/setup_all.sh
 conf=$(cat <<JSON
 {"scales": [${TSBENCH_SCALES:-100}],
  "targets": ${TSBENCH_TARGETS:-["questdb", "timescaledb", "postgres", "influxdb"]},
@@ -27,7 +22,7 @@ if [[ -f "$latest/report.html" ]]; then
     echo "report: $latest/report.html"
     echo "        $latest/report.pdf"
 else
-    last=$(ls -td reports/out/runs/*/ 2>/dev/null | head -1)
+    last=$(find reports/out/runs -mindepth 1 -maxdepth 1 -type d -printf "%T@ %p/\n" 2>/dev/null | sort -rn | head -1 | cut -d" " -f2)
     echo "report (run did not pass validation, so latest/ was not replaced): ${last}report/report.html"
 fi
 echo "task logs: reports/out/main-dag.log (and the Airflow UI: bash scripts/airflow_ui.sh)"

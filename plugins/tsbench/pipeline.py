@@ -10,10 +10,14 @@ credentials from the standard AWS environment, or from the Airflow connection ``
 
 from __future__ import annotations
 
+import functools
+import json
 import logging
 import os
 import shutil
+import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +28,26 @@ from tsbench.results.store import RunStore, spec_match
 log = logging.getLogger("tsbench.pipeline")
 REPO = Path(__file__).resolve().parents[2]
 HISTORY_RUNS = 10
+
+
+def _timed(step: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Record the step's wall time (s) in ``<folder>/steps.json`` (for the overhead benchmark)."""
+
+    def wrap(function: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(function)
+        def timed(folder: Path, *args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return function(folder, *args, **kwargs)
+            finally:
+                path = Path(folder) / "steps.json"
+                steps = read_json(path) if path.is_file() else {}
+                steps[step] = time.perf_counter() - started
+                write_bytes_atomic(path, json.dumps(steps, indent=2).encode())
+
+        return timed
+
+    return wrap
 
 
 def results_root() -> Path:
@@ -49,6 +73,7 @@ def _history(folder: Path) -> list[dict[str, Any]]:
     return history
 
 
+@_timed("collect")
 def collect_run(folder: Path) -> str:
     """result.json per scale, comparison.json, and the run recorded in the run index."""
     comparison = collect_comparison(folder)
@@ -62,6 +87,7 @@ def collect_run(folder: Path) -> str:
     return str(folder)
 
 
+@_timed("validate")
 def validate_run(folder: Path) -> dict[str, Any]:
     """great_expectations suites; returns a small summary (validation.json has everything)."""
     from tsbench.validation import validate_run as validate
@@ -77,6 +103,7 @@ def validate_run(folder: Path) -> dict[str, Any]:
     return summary
 
 
+@_timed("report")
 def render_run_report(folder: Path) -> str:
     from tsbench.report import render_report
 
@@ -133,6 +160,7 @@ def s3_settings() -> dict[str, Any] | None:
     }
 
 
+@_timed("publish")
 def publish_run(folder: Path, s3: dict[str, Any] | None = None) -> dict[str, Any]:
     """Local publication always; S3 when ``s3`` (or the environment) names a bucket."""
     from tsbench.results import publish

@@ -47,6 +47,14 @@ def test_cells_normalise_from_database_types() -> None:
     assert compare(a, b).ok and compare(a, c).ok
 
 
+def test_sub_second_and_naive_datetimes_are_exact() -> None:
+    """0.6 s must not round up to the next second; a naive datetime is UTC, not local time."""
+    qtype = QUERY_TYPES["ycsb-read"]
+    aware = Answer.build(qtype, [[datetime(2016, 1, 1, 0, 0, 0, 600_000, tzinfo=UTC), "host_0", *range(10)]])
+    naive = Answer.build(qtype, [[datetime(2016, 1, 1, 0, 0, 0, 600_000), "host_0", *range(10)]])
+    assert aware.rows[0][0] == naive.rows[0][0] == 1_451_606_400_600_000_000
+
+
 def test_columns_per_kind() -> None:
     assert answer_columns(QUERY_TYPES["lastpoint"])[1] == ["hostname"]
     assert answer_columns(QUERY_TYPES["ycsb-sum"]) == (["sum_usage_user"], [])

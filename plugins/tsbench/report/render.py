@@ -15,8 +15,6 @@ headers, no cut rows, page breaks before the big sections). Both files are writt
 from __future__ import annotations
 
 import logging
-import os
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -29,6 +27,7 @@ from markupsafe import Markup
 from tsbench.comparison import SCALE_PREFIX
 from tsbench.report import fmt
 from tsbench.report.model import build_report_context, read_examples, read_result, read_validation
+from tsbench.results.files import write_bytes_atomic
 
 log = logging.getLogger("tsbench.report")
 TEMPLATES = Path(__file__).parent / "templates"
@@ -43,21 +42,8 @@ class ReportFiles:
 
 
 def write_atomic(path: Path, data: bytes, mode: int = 0o644) -> Path:
-    """Write ``data`` to a temporary file next to ``path``, fsync, then rename over ``path``.
-    The report is meant to be read by others (a web server, a colleague): mode 0644."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fchmod(handle.fileno(), mode)
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    """The report is meant to be read by others (a web server, a colleague): mode 0644."""
+    return write_bytes_atomic(path, data, mode)
 
 
 def _environment() -> Environment:

@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 
-def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
+def write_bytes_atomic(path: str | os.PathLike[str], data: bytes, mode: int = 0o644) -> Path:
+    """Write ``data`` next to ``path``, fsync, rename over ``path``; the file gets ``mode`` (results
+    and reports are meant to be read by others: 0644 by default, not mkstemp's 0600)."""
     final = Path(path)
     final.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{final.name}.", dir=final.parent)
@@ -17,6 +19,7 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
+            os.fchmod(handle.fileno(), mode)
             os.fsync(handle.fileno())
         os.replace(tmp, final)
     except BaseException:

@@ -12,12 +12,14 @@ Tolerance: two values agree when ``|a - b| <= abs_tol + rel_tol * |b|``; keys mu
 from __future__ import annotations
 
 import math
+from datetime import UTC, datetime
 from dataclasses import dataclass, field
 from typing import Any
 
 from tsbench.workload.query_types import Kind, QueryType
 
 REL_TOL = 1e-9
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 ABS_TOL = 1e-9
 
 
@@ -45,8 +47,9 @@ def _cell(value: Any) -> Any:
         return value
     if hasattr(value, "value") and hasattr(value, "tz_convert"):  # pandas Timestamp
         return int(value.value)
-    if hasattr(value, "timestamp") and hasattr(value, "microsecond"):  # datetime
-        return round(value.timestamp()) * 1_000_000_000 + value.microsecond * 1_000
+    if isinstance(value, datetime):  # exact integer arithmetic; a naive datetime is UTC
+        delta = (value if value.tzinfo else value.replace(tzinfo=UTC)) - EPOCH
+        return (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1_000
     number = float(value)
     return None if math.isnan(number) else number
 

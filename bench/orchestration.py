@@ -1,0 +1,76 @@
+"""Orchestration overhead: wall time of one comparison DAG run (``dag.test()``) minus the work the
+library measured inside its tasks, at 100 hosts × 1 day.
+
+    .venv/bin/python bench/orchestration.py [--targets questdb,timescaledb,postgres,influxdb]
+
+Work measured inside tasks: dataset generation, oracle, every phase of every target (provision …
+teardown, ``wall_s`` in each phase file), collect, validate, report, publish. Two figures:
+overhead = DAG wall − all measured work (what Airflow adds: task start-up, scheduling loop, XCom,
+lease polling), and DAG wall − database work only (the issue's definition; it also counts dataset,
+oracle, validation and report as overhead). Target: ≤ 15 %.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--targets", default="questdb,timescaledb,postgres,influxdb")
+    parser.add_argument("--scale", type=int, default=100)
+    parser.add_argument("--duration", default="1d")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="tsbench-orch-"))
+    os.environ.update(
+        AIRFLOW_HOME=str(work / "airflow"),
+        AIRFLOW__CORE__DAGS_FOLDER=str(ROOT / "dags"),
+        AIRFLOW__CORE__PLUGINS_FOLDER=str(ROOT / "plugins"),
+        AIRFLOW__CORE__LOAD_EXAMPLES="False",
+        TSBENCH_RESULTS=str(work / "out" / "runs"),
+        TSBENCH_STATE=str(Path("/var/tmp/tsbench-orch") / work.name),
+    )
+    sys.path.insert(0, str(ROOT / "plugins"))
+    airflow = Path(sys.executable).with_name("airflow")
+    subprocess.run([str(airflow), "db", "migrate"], check=True, capture_output=True)
+    from airflow.dag_processing.dagbag import DagBag
+
+    from tsbench.airflow.params import DEFAULTS
+
+    dag = DagBag(dag_folder=str(ROOT / "dags")).get_dag("tsbench_comparison")
+    conf = {**DEFAULTS, "scales": [args.scale], "duration": args.duration, "targets": args.targets.split(",")}
+    started = time.perf_counter()
+    run = dag.test(run_conf=conf)
+    wall = time.perf_counter() - started
+    folder = next(p for p in (work / "out" / "runs").iterdir() if p.is_dir())
+    scale = folder / f"scale-{args.scale}"
+    run_json = json.loads((scale / "run.json").read_text())
+    database = 0.0
+    for phase_file in (scale / "targets").glob("*/*.json"):
+        body = json.loads(phase_file.read_text())
+        database += body.get("wall_s", 0.0)
+    steps = json.loads((folder / "steps.json").read_text())
+    other = run_json["dataset"]["generate_s"] + run_json["oracle_s"] + sum(steps.values())
+    measured = database + other
+    print(f"DAG run {run.state}: {args.targets} at {args.scale} hosts × {args.duration}")
+    print(f"  DAG wall time                    {wall:8.1f} s")
+    print(f"  database work (phases)           {database:8.1f} s")
+    print(f"  dataset + oracle + collect/validate/report/publish {other:8.1f} s {steps}")
+    for label, rest in (
+        ("overhead = wall − all measured", wall - measured),
+        ("wall − database work only", wall - database),
+    ):
+        print(f"  {label:<32} {rest:8.1f} s = {100 * rest / wall:.1f} % of wall")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Everything a run needs on this machine: Python venv, the servers (PostgreSQL 15 + TimescaleDB,
+# QuestDB, InfluxDB; MinIO unless TSBENCH_SKIP_MINIO=1), the report tools, and Airflow's metadata DB.
+# Idempotent. Sourced by main.sh and airflow_ui.sh (it exports the Airflow environment).
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root" || exit 1
+bash scripts/setup_python.sh
+TSBENCH_SKIP_MINIO="${TSBENCH_SKIP_MINIO:-1}" bash scripts/install_all.sh
+bash scripts/install_report_tools.sh
+# shellcheck source=scripts/airflow_env.sh
+source scripts/airflow_env.sh
+export PATH="$root/.venv/bin:$PATH"
+airflow db migrate >/dev/null
