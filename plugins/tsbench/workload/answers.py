@@ -12,8 +12,8 @@ Tolerance: two values agree when ``|a - b| <= abs_tol + rel_tol * |b|``; keys mu
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from tsbench.workload.query_types import Kind, QueryType
