@@ -106,3 +106,20 @@ def test_cli_run_prints_the_study_tables(tmp_path: Path, dataset_cache: Path, ru
     out = result.stdout
     assert "| target" in out and "rows/s" in out and "hot qps" in out and "Footprint" in out
     assert "questdb: " in out and "answers agree with the oracle" in out
+
+
+def test_long_state_paths_still_start_postgres(tmp_path: Path) -> None:
+    """PostgreSQL refuses Unix socket paths over 107 bytes; instance homes can be much longer."""
+    from tsbench.targets.registry import load_target
+
+    long_root = Path("/var/tmp/tsbench-tests") / ("a-rather-long-state-root-" + "x" * 40)
+    runtime = LocalRuntime(long_root)
+    instance = "20261122T123702Z-27e877-scale-100-timescaledb"
+    server = runtime.provision(load_target("timescaledb").server_recipe(), instance)
+    try:
+        assert len(str(runtime.root / instance / "sock")) > 107 and server.recipe.ready()
+        outside = server.recipe.outside_dirs()
+        assert outside and all(len(str(p)) < 60 for p in outside)
+    finally:
+        runtime.teardown(instance)
+    assert not any(p.exists() for p in outside) and not (runtime.root / instance).exists()

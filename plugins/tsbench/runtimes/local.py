@@ -129,6 +129,10 @@ class ServerRecipe(ABC):
         """What ``footprint on disk`` counts: data + WAL directories."""
         return [self.data_dir]
 
+    def outside_dirs(self) -> list[Path]:
+        """Directories the server uses outside its home (removed at teardown too)."""
+        return []
+
     @abstractmethod
     def version(self) -> str:
         """Version of the installed server binary."""
@@ -336,8 +340,12 @@ class LocalRuntime:
         """Stop the instance if it runs and (by default) delete its files. Never raises for a
         missing instance: teardown must always be safe to run."""
         home = self.root / instance
+        outside: list[Path] = []
         if (home / "instance.json").is_file():
             with contextlib.suppress(TargetError, KeyError):
-                self.attach(instance).stop()
+                server = self.attach(instance)
+                outside = server.recipe.outside_dirs()
+                server.stop()
         if remove:
-            shutil.rmtree(home, ignore_errors=True)
+            for folder in [home, *outside]:
+                shutil.rmtree(folder, ignore_errors=True)

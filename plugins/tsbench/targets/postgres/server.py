@@ -12,6 +12,7 @@ library and an extension; nothing else differs, so both databases run with ident
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import signal
@@ -95,7 +96,12 @@ class PostgresRecipe(ServerRecipe):
 
     @property
     def socket_dir(self) -> Path:
-        return self.home / "sock"
+        """A short path: PostgreSQL refuses socket paths over 107 bytes, and instance homes under a
+        long state root exceed that. Derived from the home, so every process finds the same one."""
+        return Path("/tmp") / f"tsbench-pg-{hashlib.sha256(str(self.home).encode()).hexdigest()[:12]}"
+
+    def outside_dirs(self) -> list[Path]:
+        return [self.socket_dir]
 
     @property
     def port(self) -> int:
