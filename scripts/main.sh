@@ -7,9 +7,9 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 # shellcheck source=scripts/setup_all.sh
 source scripts/setup_all.sh
+targets=${TSBENCH_TARGETS:-'["questdb", "timescaledb", "postgres", "influxdb"]'}
 conf=$(cat <<JSON
-{"scales": [${TSBENCH_SCALES:-100}],
- "targets": ${TSBENCH_TARGETS:-["questdb", "timescaledb", "postgres", "influxdb"]},
+{"scales": [${TSBENCH_SCALES:-100}], "targets": $targets,
  "duration": "${TSBENCH_DURATION:-1d}", "queries_per_type": ${TSBENCH_QUERIES_PER_TYPE:-5},
  "hot_runs": ${TSBENCH_HOT_RUNS:-2}, "workers": 2, "batch_size": 10000}
 JSON
@@ -17,6 +17,10 @@ JSON
 echo "running tsbench_comparison with $conf"
 status=0
 airflow dags test tsbench_comparison --conf "$conf" > reports/out/main-dag.log 2>&1 || status=$?
+# `airflow dags test` exits 0 even when the run failed: read the run's final state from its log.
+if [[ $status -eq 0 ]] && ! grep -q "DagRun Finished: .*state=success" reports/out/main-dag.log; then
+    status=1
+fi
 latest="$root/reports/out/latest"
 if [[ -f "$latest/report.html" ]]; then
     echo "report: $latest/report.html"
@@ -26,4 +30,4 @@ else
     echo "report (run did not pass validation, so latest/ was not replaced): ${last}report/report.html"
 fi
 echo "task logs: reports/out/main-dag.log (and the Airflow UI: bash scripts/airflow_ui.sh)"
-exit $status
+exit "$status"

@@ -76,3 +76,9 @@ def test_dag_files_stay_thin() -> None:
         code = [line for line in path.read_text().splitlines() if line.strip() and not line.startswith("#")]
         assert len(code) < 40, path
         assert "import pandas" not in path.read_text() and "import pyarrow" not in path.read_text()
+
+
+def test_a_missing_s3_connection_means_local_publication_only(airflow_db) -> None:
+    from tsbench.airflow.connections import s3_from_connection
+
+    assert s3_from_connection("tsbench_no_such_connection") is None

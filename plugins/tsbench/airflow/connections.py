@@ -14,11 +14,11 @@ def s3_from_connection(conn_id: str = S3_CONNECTION) -> dict[str, Any] | None:
     password = secret; extra: ``bucket``, ``prefix``, ``endpoint_url``, ``region_name``).
     None when the connection does not exist — then the environment decides (see tsbench.pipeline)."""
     from airflow.sdk import Connection
-    from airflow.sdk.exceptions import AirflowRuntimeError
+    from airflow.sdk.exceptions import AirflowNotFoundException, AirflowRuntimeError
 
     try:
         conn = Connection.get(conn_id)
-    except (AirflowRuntimeError, LookupError) as error:
+    except (AirflowNotFoundException, AirflowRuntimeError, LookupError) as error:
         log.info(
             "no Airflow connection %s (%s); S3 settings come from the environment",
             conn_id,
