@@ -13,6 +13,7 @@ Run folder layout::
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 import uuid
@@ -26,14 +27,14 @@ from tsbench.machine import client_versions, machine_facts
 from tsbench.measure.load import load
 from tsbench.measure.query_runner import run_pass
 from tsbench.measure.resources import ResourceSampler
-from tsbench.results.files import read_json, write_json_atomic
+from tsbench.results.files import read_json, write_bytes_atomic, write_json_atomic
 from tsbench.runtimes.local import LocalRuntime, LocalServer
 from tsbench.spec import RunSpec
 from tsbench.targets.base import Target, TargetError
 from tsbench.targets.registry import load_target
 from tsbench.timeutil import format_instant
 from tsbench.workload.dataset import Dataset, ensure_dataset
-from tsbench.workload.oracle import Oracle, read_answers, write_answers
+from tsbench.workload.oracle import ORACLE_VERSION, Oracle, read_answers, write_answers
 from tsbench.workload.queries import DataRange, generate_queries, read_query_set, write_jsonl, write_query_set
 
 log = logging.getLogger("tsbench.run")
@@ -83,14 +84,41 @@ def prepare_oracle(run_dir: Path) -> dict[str, Any]:
     )
     write_query_set(run_dir / "queries.jsonl", queries)
     started = time.perf_counter()
-    oracle = Oracle(dataset)
-    try:
-        write_answers(run_dir / "answers.jsonl", oracle.answers(queries))
-    finally:
-        oracle.close()
+    reused = _answers_from_cache(dataset, run_dir)
+    if not reused:
+        oracle = Oracle(dataset)
+        try:
+            write_answers(run_dir / "answers.jsonl", oracle.answers(queries))
+        finally:
+            oracle.close()
+        _answers_to_cache(dataset, run_dir)
+    run["oracle_reused"] = reused
     run.update(oracle_s=time.perf_counter() - started, queries=len(queries))
     write_json_atomic(run_dir / "run.json", run)
     return run
+
+
+def _answers_cache_path(dataset: Dataset, run_dir: Path) -> Path:
+    """Reference answers depend only on the dataset and the query set: cache them beside the
+    dataset, keyed by the sha256 of queries.jsonl (a nightly run asks the same queries again)."""
+    body = ORACLE_VERSION.encode() + b"\n" + (run_dir / "queries.jsonl").read_bytes()
+    digest = hashlib.sha256(body).hexdigest()[:24]
+    return dataset.path / "answers" / f"{digest}.jsonl"
+
+
+def _answers_from_cache(dataset: Dataset, run_dir: Path) -> bool:
+    cached = _answers_cache_path(dataset, run_dir)
+    if not cached.is_file():
+        return False
+    write_bytes_atomic(run_dir / "answers.jsonl", cached.read_bytes())
+    return True
+
+
+def _answers_to_cache(dataset: Dataset, run_dir: Path) -> None:
+    try:
+        write_bytes_atomic(_answers_cache_path(dataset, run_dir), (run_dir / "answers.jsonl").read_bytes())
+    except OSError as error:  # a read-only dataset cache only costs the next run the oracle again
+        log.warning("could not cache reference answers: %s", error)
 
 
 def prepare_run(spec: RunSpec, run_dir: Path, dataset_cache: Path | None = None) -> dict[str, Any]:

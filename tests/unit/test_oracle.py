@@ -101,3 +101,24 @@ def test_float_means_are_exact_enough(small_dataset: Dataset, frame: pd.DataFram
     ours = np.array([row[2:] for row in oracle.answer(q).rows], dtype=float)
     theirs = np.array([row[2:] for row in pandas_answer(frame, q).rows], dtype=float)
     assert np.max(np.abs(ours - theirs)) < 1e-9
+
+
+def test_reference_answers_are_cached_beside_the_dataset(tmp_path, dataset_cache) -> None:
+    """A second run with the same dataset and query set reuses the answers, byte for byte."""
+    from tsbench.comparison import parse_comparison
+    from tsbench.runner import prepare_dataset, prepare_oracle
+
+    spec = parse_comparison(
+        {"scales": [5], "end": "2016-01-01T12:00:00Z", "targets": ["questdb"], "queries_per_type": 2}
+    )[0]
+    first, second = tmp_path / "a", tmp_path / "b"
+    for folder in (first, second):
+        prepare_dataset(spec, folder, dataset_cache)
+    assert prepare_oracle(first)["oracle_reused"] is False
+    assert prepare_oracle(second)["oracle_reused"] is True
+    assert (first / "answers.jsonl").read_bytes() == (second / "answers.jsonl").read_bytes()
+    other = parse_comparison(
+        {"scales": [5], "end": "2016-01-01T12:00:00Z", "targets": ["questdb"], "queries_per_type": 3}
+    )[0]
+    prepare_dataset(other, tmp_path / "c", dataset_cache)
+    assert prepare_oracle(tmp_path / "c")["oracle_reused"] is False  # another query set, other key

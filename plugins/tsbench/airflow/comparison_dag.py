@@ -123,7 +123,8 @@ def build_comparison_dag(
 
             _verbose()
             body = prepare_oracle(Path(run_dir))
-            log.info("oracle: %d queries answered in %.2f s", body["queries"], body["oracle_s"])
+            how = "reused from the dataset's answer cache" if body["oracle_reused"] else "answered"
+            log.info("oracle: %d queries %s in %.2f s", body["queries"], how, body["oracle_s"])
             return run_dir
 
         @task

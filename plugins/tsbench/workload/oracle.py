@@ -18,6 +18,8 @@ from tsbench.workload.answers import Answer
 from tsbench.workload.queries import LogicalQuery, read_jsonl, write_jsonl
 from tsbench.workload.query_types import Kind
 
+ORACLE_VERSION = "1"  # bump when an answer could change: cached reference answers are keyed by it
+
 
 def _host_filter(query: LogicalQuery, params: list[Any]) -> str:
     if query.hosts is None:
