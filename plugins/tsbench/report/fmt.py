@@ -36,16 +36,9 @@ def rate(value: float | None) -> str:
 
 
 def ms(value: float | None) -> str:
-    """A latency in milliseconds, 3 significant digits below 100 ms (``0.1234`` → ``"0.123"``)."""
-    if _missing(value):
-        return DASH
-    if abs(value) >= 100:
-        return f"{value:,.0f}"
-    if abs(value) >= 10:
-        return f"{value:.1f}"
-    if abs(value) >= 1:
-        return f"{value:.2f}"
-    return f"{value:.3f}"
+    """A latency in milliseconds, 3 significant digits below 100 ms (``0.1234`` → ``"0.123"``):
+    the same digits rule as ``rate``."""
+    return rate(value)
 
 
 def seconds(value: float | None) -> str:

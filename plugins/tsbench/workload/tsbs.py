@@ -91,7 +91,10 @@ from tsbench.workload.usecases import USE_CASES, Measurement, UseCase, get_use_c
 log = logging.getLogger("tsbench")
 
 Format = Literal["influx", "timescaledb"]
-FORMATS: tuple[str, ...] = ("influx", "timescaledb")
+# TSBS's file-format names (the "timescaledb" format is a text layout, not the database).
+INFLUX_FORMAT = "influx"
+TIMESCALEDB_FORMAT = "timescaledb"
+FORMATS: tuple[str, ...] = (INFLUX_FORMAT, TIMESCALEDB_FORMAT)
 IMPORTER_VERSION = 1
 CHUNK_BYTES = 8 << 20  # bytes of text parsed at once
 PART_ROWS = 1 << 20  # rows per Parquet part written by an import
@@ -149,7 +152,7 @@ def export_dataset(
     _check_format(fmt)
     formatter = _Formatter(dataset.use_case, dataset.tags(), fmt)
     with _Sink(out) as sink:
-        if fmt == "timescaledb":
+        if fmt == TIMESCALEDB_FORMAT:
             sink.write(timescaledb_header(dataset.use_case).encode())
         measurements = [m for m in dataset.use_case.measurements if dataset.rows.get(m.name)]
         blocks = [_formatted_blocks(dataset, m, formatter) for m in measurements]
@@ -235,7 +238,7 @@ class _Formatter:
         for tag, column in columns.items():
             _check_tag_values(tag, column)
         pairs = [pc.binary_join_element_wise(f"{t}=", c, "") for t, c in columns.items()]
-        if fmt == "influx":  # an empty tag value stands for a missing tag: left out of the line
+        if fmt == INFLUX_FORMAT:  # an empty tag value stands for a missing tag: left out of the line
             pairs = [
                 pc.if_else(pc.equal(c, ""), pa.scalar(None, pa.string()), p)
                 for c, p in zip(columns.values(), pairs, strict=True)
@@ -279,7 +282,7 @@ class _Formatter:
             extras.append(pc.binary_join_element_wise(f",{tag}=", values, "").take(column.indices))
         fields = [(name, kind, _number_strings(batch.column(name))) for name, kind in m.fields]
         times_np = times.to_numpy(zero_copy_only=False)
-        if self.fmt == "influx":
+        if self.fmt == INFLUX_FORMAT:
             lines, keep = self._influx(m, prefix, extras, fields, stamps)
             if keep is not None:
                 times_np = times_np[keep.to_numpy(zero_copy_only=False)]
@@ -471,7 +474,7 @@ def detect_format(path: str | os.PathLike[str]) -> Format:
             if not line:
                 raise TsbsFormatError(f"{Path(path).name}: the file is empty")
             first = line.strip()
-    return "timescaledb" if first == b"tags" or first.startswith(b"tags,") else "influx"
+    return TIMESCALEDB_FORMAT if first == b"tags" or first.startswith(b"tags,") else INFLUX_FORMAT
 
 
 def import_tsbs(
@@ -751,7 +754,7 @@ class _Importer:
         assert self.use_case is not None
         m = self.use_case.measurements[index]
         entity_tags = self.use_case.entity_tags
-        tag_fields = _tag_fields(self.use_case) if self.fmt == "timescaledb" else ()
+        tag_fields = _tag_fields(self.use_case) if self.fmt == TIMESCALEDB_FORMAT else ()
         unknown = [t for t in tags if t not in entity_tags and t not in m.extra_tags and t not in tag_fields]
         if unknown:
             raise _Problem(f"tag {unknown[0]!r} is not a tag of {self.use_case.name} measurement {m.name}")
@@ -813,7 +816,7 @@ class _Importer:
     def run(self, final: Path, source: dict[str, Any]) -> Dataset:
         self.final = final
         try:
-            if self.fmt == "timescaledb":
+            if self.fmt == TIMESCALEDB_FORMAT:
                 chunks = _read_lines(self.path, ("line",), "\x1f", lambda batch: batch.column(0))
                 try:
                     self.parse_timescaledb(chunks)
@@ -1185,7 +1188,7 @@ class _Importer:
         order = np.argsort(narrow, kind="stable")
         bounds = np.searchsorted(item_slot[order], np.arange(n_slots + 1))
         position = np.empty(len(row_measurement), np.int64)
-        tag_fields = _tag_fields(self.use_case) if self.fmt == "timescaledb" else ()
+        tag_fields = _tag_fields(self.use_case) if self.fmt == TIMESCALEDB_FORMAT else ()
         for mi, m in enumerate(self.use_case.measurements):
             rows = np.flatnonzero(row_measurement == mi)
             if not rows.size:
