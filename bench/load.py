@@ -61,7 +61,7 @@ def main() -> None:
     for name in filter(None, args.targets.split(",")):
         target_type = load_target(name)
         instance = f"bench-{name}-{uuid.uuid4().hex[:6]}"
-        server = runtime.provision(target_type.server_recipe(), instance)
+        server = runtime.provision(target_type, instance)
         target = target_type(server.endpoint(), dataset.use_case, dataset.tags())
         try:
             rates[name] = median_rate(target, dataset, args)

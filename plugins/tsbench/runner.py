@@ -17,7 +17,7 @@ import hashlib
 import logging
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,7 +28,8 @@ from tsbench.measure.load import load
 from tsbench.measure.query_runner import run_pass
 from tsbench.measure.resources import ResourceSampler
 from tsbench.results.files import read_json, write_bytes_atomic, write_json_atomic
-from tsbench.runtimes.local import LocalRuntime, LocalServer
+from tsbench.runtimes.base import Runtime, Server
+from tsbench.runtimes.select import runtime_for
 from tsbench.spec import RunSpec
 from tsbench.targets.base import Target, TargetError
 from tsbench.targets.registry import load_target
@@ -128,17 +129,25 @@ def prepare_run(spec: RunSpec, run_dir: Path, dataset_cache: Path | None = None)
 
 
 class TargetPhases:
-    """The phases of one target in one run (local runtime). Each phase is safe to call from a
-    fresh process: it re-attaches to the server instance named after the run and target."""
+    """The phases of one target in one run, wherever its server runs (the spec's runtime unless one
+    is given). Each phase is safe to call from a fresh process: it re-attaches to the server
+    instance named after the run and target."""
 
-    def __init__(self, run_dir: Path, name: str, runtime: LocalRuntime | None = None):
+    def __init__(
+        self,
+        run_dir: Path,
+        name: str,
+        runtime: Runtime | None = None,
+        environment: Mapping[str, str] | None = None,
+    ):
+        """``environment``: credentials for the runtime's tools (e.g. AWS keys for Terraform)."""
         self.run_dir = run_dir
         self.name = name
-        self.runtime = runtime or LocalRuntime()
         self.dir = run_dir / "targets" / name
         self.dir.mkdir(parents=True, exist_ok=True)
         self.run = read_json(run_dir / "run.json")
         self.spec = RunSpec.parse(**self.run["spec"])
+        self.runtime = runtime or runtime_for(self.spec, environment=environment)
         self.instance = f"{self.run['run_id']}-{run_dir.name}-{name}"  # unique per comparison
         self.target_type = load_target(name)
         self._dataset: Dataset | None = None
@@ -149,7 +158,7 @@ class TargetPhases:
             self._dataset = Dataset.open(self.run["dataset"]["path"])
         return self._dataset
 
-    def server(self) -> LocalServer:
+    def server(self) -> Server:
         return self.runtime.attach(self.instance)
 
     @contextmanager
@@ -181,17 +190,19 @@ class TargetPhases:
     # -- phases ---------------------------------------------------------------------------------
     def provision(self) -> dict[str, Any]:
         started = time.perf_counter()
-        server = self.runtime.provision(self.target_type.server_recipe(), self.instance)
+        server = self.runtime.provision(self.target_type, self.instance)
         with self.connect() as target:
             facts = {"version": target.version(), "settings": target.settings()}
+        where = server.facts()
         return self.write(
             "provision",
             {
                 "runtime": self.runtime.name,
                 "seconds": time.perf_counter() - started,
                 "endpoint": server.endpoint().to_json(),
-                "server_binary": server.recipe.version(),
-                "config": server.recipe.config_text(),
+                "server_binary": where.pop("server_binary", ""),
+                "config": where.pop("config", ""),
+                "placement": where,
                 "capabilities": {
                     "durable": self.target_type.capabilities.durable,
                     "compression": self.target_type.capabilities.compression,
@@ -216,7 +227,7 @@ class TargetPhases:
         with self.connect() as target:
             for trial in range(self.spec.trials):
                 target.create_schema()  # fresh every time: a retried load never double-loads
-                with ResourceSampler(server.processes) as sampler:
+                with ResourceSampler(server.usage_probe()) as sampler:
                     result = load(
                         target,
                         self.dataset,
@@ -239,7 +250,7 @@ class TargetPhases:
             {"trials": trials, "row_count_ok": True, "median_rows_per_s": rates[len(rates) // 2]},
         )
 
-    def _footprint(self, target: Target, server: LocalServer) -> dict[str, Any]:
+    def _footprint(self, target: Target, server: Server) -> dict[str, Any]:
         own = target.footprint()
         return {"bytes": own.bytes, "note": own.note, "parts": own.parts, "disk_bytes": server.disk_bytes()}
 
@@ -279,7 +290,7 @@ class TargetPhases:
                 ({"id": q.id, "type": q.type, "text": rendered[q.id]} for q in runnable),
             )
             passes = []
-            with ResourceSampler(server.processes) as sampler:
+            with ResourceSampler(server.usage_probe()) as sampler:
                 for index in range(1 + self.spec.hot_runs):
                     name = "cold" if index == 0 else f"hot-{index}"
                     passes.append(
@@ -357,7 +368,7 @@ def run_comparison(
     results_root: Path,
     run_id: str | None = None,
     dataset_cache: Path | None = None,
-    runtime: LocalRuntime | None = None,
+    runtime: Runtime | None = None,
 ) -> Path:
     """A whole comparison in this process: every scale (prepare, every target in turn, isolated),
     then ``comparison.json``. Returns the comparison folder."""

@@ -23,6 +23,7 @@ from pydantic import (
     model_validator,
 )
 
+from tsbench.runtimes.options import AwsOptions, DockerOptions
 from tsbench.timeutil import (
     NS_PER_DAY,
     format_duration,
@@ -246,6 +247,24 @@ class RunSpec(QuerySetSpec):
     hot_runs: int = Field(3, ge=1, le=100, description="hot passes over the query set after the cold one")
     settle_seconds: float = Field(0.0, ge=0, le=86_400)
     runtime: TargetRuntime = "local"
+    aws: AwsOptions = Field(default_factory=AwsOptions, description="used when runtime is aws")
+    docker: DockerOptions = Field(default_factory=DockerOptions, description="used when runtime is docker")
+
+    @model_validator(mode="after")
+    def _runtime_ready(self) -> Self:
+        problems: list[tuple[str, str]] = []
+        if self.runtime == "aws":
+            problems += self.aws.problems_for_a_run()
+        for name, flavour in self.docker.flavours.items():
+            if name not in self.targets:
+                problems.append((f"docker.flavours.{name}", "not one of the run's targets"))
+                continue
+            known = container_flavours(name)
+            if flavour not in known:
+                problems.append((f"docker.flavours.{name}", f"unknown flavour {flavour!r}; known: {known}"))
+        if problems:
+            raise ValueError("\n".join(f"{field}: {message}" for field, message in problems))
+        return self
 
     @field_validator("targets")
     @classmethod
@@ -261,3 +280,14 @@ class RunSpec(QuerySetSpec):
         if len(set(value)) != len(value):
             raise ValueError("a target is listed twice")
         return value
+
+
+def container_flavours(target: str) -> list[str]:
+    """Container flavours a target offers (``targets/<name>/container.py``), default first."""
+    import importlib
+
+    try:
+        module = importlib.import_module(f"tsbench.targets.{target}.container")
+    except ModuleNotFoundError:
+        return []
+    return list(module.CONTAINERS)

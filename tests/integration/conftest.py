@@ -38,7 +38,7 @@ def runtime(tmp_path_factory: pytest.TempPathFactory) -> LocalRuntime:
 def serving(runtime: LocalRuntime, name: str, dataset: Dataset) -> Iterator[tuple[LocalServer, Target]]:
     target_type = load_target(name)
     instance = f"{name}-{uuid.uuid4().hex[:6]}"
-    server = runtime.provision(target_type.server_recipe(), instance)
+    server = runtime.provision(target_type, instance)
     target = target_type(server.endpoint(), dataset.use_case, dataset.tags())
     try:
         yield server, target

@@ -115,7 +115,7 @@ def test_long_state_paths_still_start_postgres(tmp_path: Path) -> None:
     long_root = Path("/var/tmp/tsbench-tests") / ("a-rather-long-state-root-" + "x" * 40)
     runtime = LocalRuntime(long_root)
     instance = "20261122T123702Z-27e877-scale-100-timescaledb"
-    server = runtime.provision(load_target("timescaledb").server_recipe(), instance)
+    server = runtime.provision(load_target("timescaledb"), instance)
     try:
         assert len(str(runtime.root / instance / "sock")) > 107 and server.recipe.ready()
         outside = server.recipe.outside_dirs()

@@ -47,11 +47,12 @@ def _folder_name(run_id: str, when: Any) -> str:
 
 def _phase(item: dict[str, Any], name: str) -> dict[str, Any]:
     """Run one phase of one branch; on failure record it in the run folder, then fail the task."""
+    from tsbench.airflow.connections import runtime_environment
     from tsbench.runner import TargetPhases
 
     _verbose()
     get_current_context()["tsbench_branch"] = item["label"]  # the map index shown in the UI
-    phases = TargetPhases(Path(item["run_dir"]), item["target"])
+    phases = TargetPhases(Path(item["run_dir"]), item["target"], environment=runtime_environment())
     try:
         body = phases.run_phase(name)
     except Exception as error:
@@ -155,7 +156,8 @@ def build_comparison_dag(
 
             @task(map_index_template=label)
             def provision(item: dict[str, Any]) -> dict[str, Any]:
-                """Install (if needed), configure and start the server."""
+                """Install (if needed), configure and start the server; with runtime aws, terraform
+                apply (its output in this log), then wait until the host and database are ready."""
                 return _phase(item, "provision")
 
             @task(map_index_template=label)
@@ -185,7 +187,8 @@ def build_comparison_dag(
 
             @task(map_index_template=label)
             def teardown(item: dict[str, Any]) -> dict[str, Any]:
-                """Stop the server, remove its files, give the machine back. Always runs."""
+                """Stop the server, remove its files (runtime aws: terraform destroy), give the machine
+                back. Always runs, also when provisioning failed halfway."""
                 from tsbench.lease import MachineLease
 
                 try:

@@ -38,3 +38,28 @@ def s3_from_connection(conn_id: str = S3_CONNECTION) -> dict[str, Any] | None:
         "aws_secret_access_key": conn.password or None,
         "create_bucket": bool(extra.get("create_bucket", False)),
     }
+
+
+AWS_CONNECTION = "tsbench_aws"
+
+
+def runtime_environment(conn_id: str = AWS_CONNECTION) -> dict[str, str]:
+    """Credentials for the runtimes' tools from connection ``conn_id`` (type aws: login = access key
+    id, password = secret; extra: ``region_name``, ``aws_session_token``) as the environment
+    variables Terraform's AWS provider reads. Empty when the connection does not exist: then the
+    worker's own environment or instance profile applies."""
+    from airflow.sdk import Connection
+    from airflow.sdk.exceptions import AirflowNotFoundException, AirflowRuntimeError
+
+    try:
+        conn = Connection.get(conn_id)
+    except (AirflowNotFoundException, AirflowRuntimeError, LookupError):
+        return {}
+    extra = conn.extra_dejson
+    pairs = {
+        "AWS_ACCESS_KEY_ID": conn.login,
+        "AWS_SECRET_ACCESS_KEY": conn.password,
+        "AWS_SESSION_TOKEN": extra.get("aws_session_token"),
+        "AWS_REGION": extra.get("region_name"),
+    }
+    return {key: value for key, value in pairs.items() if value}

@@ -30,6 +30,14 @@ DEFAULTS: dict[str, Any] = {
     "hot_runs": 3,
     "settle_seconds": 0,
     "runtime": "local",
+    "aws": {
+        "region": "us-east-1",
+        "instance_type": "m5.2xlarge",
+        "data_volume_type": "gp3",
+        "data_volume_gb": 200,
+        "orchestrator_cidr": [],
+    },
+    "docker": {"flavours": {}},
 }
 
 
@@ -82,7 +90,29 @@ def comparison_params(overrides: dict[str, Any] | None = None) -> dict[str, Para
         "trials": Param(d["trials"], type="integer", minimum=1, maximum=100, title="Load trials"),
         "hot_runs": Param(d["hot_runs"], type="integer", minimum=1, maximum=100, title="Hot passes"),
         "settle_seconds": Param(d["settle_seconds"], type="number", minimum=0, title="Settle seconds"),
-        "runtime": Param(d["runtime"], enum=["local", "docker", "aws"], title="Runtime"),
+        "runtime": Param(
+            d["runtime"],
+            enum=["local", "docker", "aws"],
+            title="Runtime",
+            description="local: processes on this machine; docker: official images on a Docker engine; "
+            "aws: one Terraform-provisioned host per target, destroyed at the end.",
+        ),
+        "aws": Param(
+            d["aws"],
+            type="object",
+            title="AWS options (runtime aws)",
+            description="region, instance_type, ami_id, root_volume_gb, data_volume_type/_gb/_iops/"
+            "_throughput, orchestrator_cidr (required), client_host, client_instance_type, "
+            "ssh_public_key, ready_timeout_s, endpoint_url, backend_config. Credentials come from the "
+            "Airflow connection tsbench_aws or the worker's environment.",
+        ),
+        "docker": Param(
+            d["docker"],
+            type="object",
+            title="Docker options (runtime docker)",
+            description='flavours per target, e.g. {"flavours": {"influxdb": "2.7"}}; '
+            "base_url of the engine.",
+        ),
     }
 
 

@@ -171,6 +171,7 @@ def _target_view(name: str, body: Mapping[str, Any]) -> dict[str, Any]:
         "version": provision.get("version", ""),
         "server_binary": provision.get("server_binary", ""),
         "runtime": provision.get("runtime", ""),
+        "placement": placement_rows(provision.get("placement") or {}),
         "endpoint": endpoint_text,
         "settings": provision.get("settings") or {},
         "config": provision.get("config", ""),
@@ -180,6 +181,23 @@ def _target_view(name: str, body: Mapping[str, Any]) -> dict[str, Any]:
         "unsupported": dict(caps.get("unsupported") or {}),
         "provisioned": bool(provision),
     }
+
+
+def placement_rows(placement: Mapping[str, Any], prefix: str = "") -> list[tuple[str, str]]:
+    """Where a server ran (runtime facts: instance, volumes, image, host) as flat ``(key, text)``
+    rows, nested keys joined with dots; empty values and block device listings left out."""
+    rows: list[tuple[str, str]] = []
+    for key, value in placement.items():
+        name = f"{prefix}{key}"
+        if value in (None, "", [], {}) or key == "block_devices":
+            continue
+        if isinstance(value, Mapping):
+            rows += placement_rows(value, name + ".")
+        elif isinstance(value, list | tuple):
+            rows.append((name, ", ".join(str(item) for item in value)))
+        else:
+            rows.append((name, str(value)))
+    return rows
 
 
 def _banner(validation: Mapping[str, Any] | None, targets: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -753,6 +771,24 @@ def _caveats(
                 "text": "Database servers and the benchmark client ran on the same machine"
                 + (f" ({cores} cores)" if cores else "")
                 + ", one database at a time, competing for the same CPUs (as in study A).",
+            }
+        )
+    remote = [t["label"] for t in targets if t.get("runtime") in ("aws", "docker")]
+    if spec.get("runtime") == "aws":
+        out.append(
+            {
+                "severity": "info",
+                "text": "Each database ran on its own cloud host provisioned for this run (see Environment); "
+                "the benchmark client ran on the orchestrator and reached it over the network, so "
+                "latencies include the network round trip.",
+            }
+        )
+    elif remote and spec.get("runtime") == "docker":
+        out.append(
+            {
+                "severity": "info",
+                "text": "Databases ran in containers (official images, pinned tags in Environment) on the "
+                "Docker engine's host.",
             }
         )
     order = {"bad": 0, "warn": 1, "info": 2}

@@ -28,7 +28,8 @@ from typing import Any, ClassVar
 
 import psutil
 
-from tsbench.targets.base import Endpoint, TargetError
+from tsbench.measure.resources import ProcessTreeProbe
+from tsbench.targets.base import Endpoint, Target, TargetError
 
 REPO = Path(__file__).resolve().parents[3]
 SCRIPTS = REPO / "scripts"
@@ -300,6 +301,13 @@ class LocalServer:
     def disk_bytes(self) -> int:
         return allocated_bytes(self.recipe.data_dirs())
 
+    def usage_probe(self) -> ProcessTreeProbe:
+        return ProcessTreeProbe(self.processes)
+
+    def facts(self) -> dict[str, Any]:
+        """The installed binary's version and the configuration written by the recipe."""
+        return {"server_binary": self.recipe.version(), "config": self.recipe.config_text()}
+
 
 class LocalRuntime:
     """Creates, finds and removes local server instances."""
@@ -309,7 +317,13 @@ class LocalRuntime:
     def __init__(self, root: Path | None = None):
         self.root = root or state_root()
 
-    def provision(self, recipe_type: type[ServerRecipe], instance: str, fresh: bool = True) -> LocalServer:
+    def provision(self, target_type: type[Target], instance: str) -> LocalServer:
+        """Install, configure and start ``target_type``'s server as a fresh instance."""
+        return self.provision_recipe(target_type.server_recipe(), instance)
+
+    def provision_recipe(
+        self, recipe_type: type[ServerRecipe], instance: str, fresh: bool = True
+    ) -> LocalServer:
         """Install, configure and start a server instance; ``fresh`` wipes a previous one first."""
         home = self.root / instance
         if fresh and home.exists():

@@ -1,0 +1,115 @@
+"""Validated options of the docker and aws runtimes (part of ``RunSpec``, checked before any work).
+
+``AwsOptions`` become Terraform variables of ``infra/envs/aws`` (see ``AwsOptions.tf_variables``);
+volume sizes are GiB, IOPS per volume, throughput MiB/s, timeouts seconds.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Any, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+VolumeType = Literal["gp2", "gp3", "io1", "io2", "st1", "sc1", "standard"]
+IOPS_RANGE = {"gp3": (3_000, 80_000), "io1": (100, 64_000), "io2": (100, 256_000)}
+THROUGHPUT_RANGE = {"gp3": (125, 2_000)}
+
+
+class AwsOptions(BaseModel):
+    """Where and on what a ``runtime=aws`` run provisions its benchmark host (one per target)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    region: str = Field("us-east-1", pattern=r"^[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-\d+$")
+    instance_type: str = Field("m5.2xlarge", pattern=r"^[a-z][a-z0-9-]*\.[a-z0-9-]+$")
+    ami_id: str | None = Field(None, pattern=r"^ami-[0-9a-f]{8,17}$", description="default: Debian 12")
+    root_volume_gb: int = Field(30, ge=8, le=16_384)
+    data_volume_type: VolumeType = "gp3"
+    data_volume_gb: int = Field(200, ge=1, le=65_536)
+    data_volume_iops: int | None = Field(None, description="gp3/io1/io2 only; default: the type's own")
+    data_volume_throughput: int | None = Field(None, description="MiB/s, gp3 only")
+    orchestrator_cidr: list[str] = Field(
+        default_factory=list, description="who may reach the host (the Airflow workers' addresses)"
+    )
+    client_host: bool = Field(False, description="also provision a separate client host")
+    client_instance_type: str = Field("c5.2xlarge", pattern=r"^[a-z][a-z0-9-]*\.[a-z0-9-]+$")
+    ssh_public_key: str = Field("", description="OpenSSH public key for operators; empty: no key pair")
+    ready_timeout_s: float = Field(1_200.0, gt=0, le=7_200)
+    endpoint_url: str | None = Field(
+        None, pattern=r"^https?://", description="an AWS-compatible endpoint (tests: moto's server)"
+    )
+    backend_config: str | None = Field(None, description="file with S3 backend settings (remote state)")
+
+    @field_validator("orchestrator_cidr")
+    @classmethod
+    def _cidrs(cls, value: list[str]) -> list[str]:
+        for text in value:
+            try:
+                network = ipaddress.ip_network(text, strict=False)
+            except ValueError as error:
+                raise ValueError(f"{text!r} is not a CIDR block ({error})") from None
+            if network.prefixlen == 0:
+                raise ValueError(f"{text} opens the host to the whole internet; name the orchestrator's")
+        return value
+
+    @model_validator(mode="after")
+    def _volume(self) -> Self:
+        kind = self.data_volume_type
+        problems = []
+        if self.data_volume_iops is not None:
+            if kind not in IOPS_RANGE:
+                problems.append(f"data_volume_iops: {kind} volumes have no provisioned IOPS")
+            elif not IOPS_RANGE[kind][0] <= self.data_volume_iops <= IOPS_RANGE[kind][1]:
+                low, high = IOPS_RANGE[kind]
+                problems.append(f"data_volume_iops: {kind} takes {low}…{high} IOPS")
+        elif kind in ("io1", "io2"):
+            problems.append(f"data_volume_iops: {kind} volumes need provisioned IOPS")
+        if self.data_volume_throughput is not None:
+            if kind not in THROUGHPUT_RANGE:
+                problems.append(f"data_volume_throughput: only gp3 volumes take a throughput ({kind})")
+            elif not THROUGHPUT_RANGE[kind][0] <= self.data_volume_throughput <= THROUGHPUT_RANGE[kind][1]:
+                low, high = THROUGHPUT_RANGE[kind]
+                problems.append(f"data_volume_throughput: gp3 takes {low}…{high} MiB/s")
+        if problems:
+            raise ValueError("\n".join(problems))
+        return self
+
+    def problems_for_a_run(self) -> list[tuple[str, str]]:
+        """What must be set before a run can provision (defaults suit the form, not a run)."""
+        if not self.orchestrator_cidr:
+            return [("aws.orchestrator_cidr", "name the orchestrator's address block, e.g. 203.0.113.7/32")]
+        return []
+
+    def tf_variables(self) -> dict[str, Any]:
+        """Terraform variables of ``infra/envs/aws`` (secrets and per-target values are added by the
+        runtime)."""
+        body: dict[str, Any] = {
+            "region": self.region,
+            "instance_type": self.instance_type,
+            "root_volume_size_gb": self.root_volume_gb,
+            "data_volume_type": self.data_volume_type,
+            "data_volume_size_gb": self.data_volume_gb,
+            "data_volume_iops": self.data_volume_iops,
+            "data_volume_throughput": self.data_volume_throughput,
+            "orchestrator_cidr": list(self.orchestrator_cidr),
+            "client_host_enabled": self.client_host,
+            "client_instance_type": self.client_instance_type,
+            "ssh_public_key": self.ssh_public_key,
+        }
+        if self.ami_id:
+            body["ami_id"] = self.ami_id
+        if self.endpoint_url:
+            body.update(aws_endpoint_url=self.endpoint_url, skip_aws_validation=True)
+        return body
+
+
+class DockerOptions(BaseModel):
+    """``flavours`` picks a container flavour per target (e.g. ``{"influxdb": "2.7"}``); the first
+    flavour of a target's ``CONTAINERS`` otherwise. ``base_url`` names the engine (default: the
+    environment's, ``DOCKER_HOST`` or the local socket)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    flavours: dict[str, str] = Field(default_factory=dict)
+    base_url: str | None = None
