@@ -38,11 +38,11 @@ def _control(runtime: LocalRuntime, instance: str, action: str) -> str:
         "from tsbench.runtimes.local import LocalRuntime; "
         f"s = LocalRuntime(Path({str(runtime.root)!r})).attach({instance!r}); "
     )
-    code += {
-        "start": "s.start()",
-        "stop": "s.stop()",
-        "pids": "print(' '.join(str(p.pid) for p in s.processes()))",
-    }[action]
+    if action == "pids":  # asked every 0.5 s: read the pid file, no interpreter start-up with imports
+        state = runtime.root / instance / "instance.json"
+        read = f"import json; print(json.load(open({str(state)!r}))['pid'] or '')"
+        return f'pid=$(python3 -c "{read}"); [ -n "$pid" ] && pgrep -g "$pid" || true'
+    code += {"start": "s.start()", "stop": "s.stop()"}[action]
     return f'{sys.executable} -c "{code}"'
 
 
@@ -67,8 +67,12 @@ class AgentRuntime:
         self.torn_down += 1
 
 
-@pytest.fixture
-def remote(runtime: LocalRuntime, tmp_path: Path) -> Iterator[tuple[RemoteServer, dict[str, Any]]]:
+@pytest.fixture(scope="module")
+def remote(
+    runtime: LocalRuntime, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[RemoteServer, dict[str, Any]]]:
+    """One server and its agent for the module (each test leaves the server running)."""
+    tmp_path = tmp_path_factory.mktemp("agent")
     instance = f"remote-{uuid.uuid4().hex[:6]}"
     local = runtime.provision(load_target("questdb"), instance)
     # Restart it from a short-lived process, as the agent will: the server then belongs to init (as

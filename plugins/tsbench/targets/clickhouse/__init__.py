@@ -1,0 +1,1 @@
+"""ClickHouse target (see README.md)."""
