@@ -1,0 +1,1 @@
+"""GridDB target (see README.md)."""

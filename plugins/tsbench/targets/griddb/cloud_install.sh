@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# GridDB CE 5.6.0 on a fresh Debian 12 cloud VM (tsbench's cloud runtime). Runs as root, from the
+# benchmark host's first-boot script (infra/modules/benchmark_host); safe to run again.
+#
+# Environment:
+#   DATA_DIR        GridDB's data files (DATA_DIR/data) and transaction log = WAL (DATA_DIR/txnlog),
+#                   e.g. /data/db on the data volume; the node agent's footprint counts exactly these.
+#                   GS_HOME (configuration, event logs, backup/sync/swap) stays at /var/lib/gridstore.
+#   DB_PASSWORD     password of the GridDB administrators "admin" and "system" (empty: GridDB's
+#                   default "admin", with a warning).
+#   PUBLIC_ADDRESS  optional: the VM's public IPv4. Set it when clients connect from outside the VM's
+#                   network: it becomes transaction.publicServiceAddress and the client must use
+#                   connectionRoute=PUBLIC (endpoint extra "connection_route": "PUBLIC").
+#
+# Installs griddb_5.6.0_amd64.deb, the official release package (sha512 pinned, the file the image
+# griddb/griddb:5.6.0-jammy is built from), disables the package's own gridstore.service and runs the
+# node as user gsadm under systemd unit tsbench-db.service: a one-node cluster "tsbench" (fixed list
+# at the VM's primary address), GridDB's default ports on all interfaces: 10001 transaction (clients),
+# 10040 system (REST), 10010 cluster, 10020 sync, 20001 sql. After each start the unit joins the node
+# to its cluster (what gs_joincluster does); SIGTERM stops it (what gs_stopnode --rc sends).
+set -euo pipefail
+
+: "${DATA_DIR:?DATA_DIR (data directory on the data volume) must be set}"
+DB_PASSWORD="${DB_PASSWORD:-}"
+PUBLIC_ADDRESS="${PUBLIC_ADDRESS:-}"
+
+GRIDDB_VERSION=5.6.0
+DEB_SHA512=1b19a75c5c60cf320ae836d495c82aad4c0eb4ea81d6666ca5c9aca33dbb8ae2e87d56fd5c784fc10e50536328c02550c22c032d175c75bd5a1b858f48b0c6f5
+DEB="griddb_${GRIDDB_VERSION}_amd64.deb"
+URL="https://github.com/griddb/griddb/releases/download/v$GRIDDB_VERSION/$DEB"
+GS_HOME=/var/lib/gridstore
+CLUSTER=tsbench
+UNIT=/etc/systemd/system/tsbench-db.service
+SECRET=/etc/tsbench/griddb-admin.password
+JOIN=/usr/local/lib/tsbench/griddb-join
+
+log() { echo "[griddb cloud_install] $*"; }
+die() {
+    log "ERROR: $*" >&2
+    exit 1
+}
+apt_get() { DEBIAN_FRONTEND=noninteractive apt-get -y -q -o DPkg::Lock::Timeout=600 "$@"; }
+
+[[ "$DB_PASSWORD" != *$'\n'* ]] || die "DB_PASSWORD must be one line"
+if [[ -z "$DB_PASSWORD" ]]; then
+    log "DB_PASSWORD is empty: the administrators keep GridDB's default password"
+    DB_PASSWORD="admin"
+fi
+
+log "packages: curl, python3 (GridDB's gs_* tools), iproute2"
+apt_get update
+apt_get install --no-install-recommends curl ca-certificates python3 iproute2
+
+installed="$(dpkg-query -W -f='${Version}' griddb 2>/dev/null || true)"
+if [[ "$installed" != "$GRIDDB_VERSION"* ]]; then
+    log "GridDB $GRIDDB_VERSION package"
+    curl -fsSL --retry 5 -o "/tmp/$DEB" "$URL"
+    echo "$DEB_SHA512  /tmp/$DEB" | sha512sum -c --quiet - || die "sha512 mismatch for $URL"
+    apt_get install --no-install-recommends "/tmp/$DEB"
+    rm -f "/tmp/$DEB"
+fi
+apt-mark hold griddb >/dev/null
+systemctl disable --now gridstore.service >/dev/null 2>&1 || true
+gsserver="$(command -v gsserver || find /usr -maxdepth 4 -type f -name gsserver -perm -u+x | head -n 1)"
+[[ -x "$gsserver" ]] || die "gsserver not found after installing $DEB"
+
+# The address the official image uses for its one-member fixed list: the first of `hostname -I`.
+address="$(hostname -I | awk '{print $1}')"
+[[ -n "$address" ]] || die "no IPv4 address on this VM"
+
+log "directories and configuration (node address $address)"
+id gsadm >/dev/null 2>&1 || die "user gsadm missing (the griddb package creates it)"
+install -d -o gsadm -g gsadm -m 0750 "$GS_HOME" "$GS_HOME/conf" "$GS_HOME/log" "$GS_HOME/backup" \
+    "$GS_HOME/sync" "$GS_HOME/swap" "$DATA_DIR" "$DATA_DIR/data" "$DATA_DIR/txnlog"
+
+public_transaction=""
+if [[ -n "$PUBLIC_ADDRESS" ]]; then
+    public_transaction=", \"publicServiceAddress\": \"$PUBLIC_ADDRESS\""
+fi
+
+umask 027
+# dataStore tuning: as targets/griddb/server.py (DATASTORE_TUNING) except the memory limit, which
+# follows the VM: half the RAM, at least 1 GiB.
+mem_mb="$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)"
+store_mb=$((mem_mb / 2))
+((store_mb >= 1024)) || store_mb=1024
+cores="$(nproc)"
+cat >"$GS_HOME/conf/gs_node.json.tmp" <<JSON
+{
+  "dataStore": {
+    "dbPath": "$DATA_DIR/data",
+    "transactionLogPath": "$DATA_DIR/txnlog",
+    "backupPath": "$GS_HOME/backup",
+    "syncTempPath": "$GS_HOME/sync",
+    "storeMemoryLimit": "${store_mb}MB",
+    "concurrency": $cores,
+    "storeCompressionMode": "NO_COMPRESSION",
+    "logWriteMode": 1,
+    "persistencyMode": "NORMAL",
+    "affinityGroupSize": 4
+  },
+  "checkpoint": {"checkpointInterval": "60s"},
+  "cluster": {"servicePort": 10010},
+  "sync": {"servicePort": 10020},
+  "system": {"servicePort": 10040, "eventLogPath": "$GS_HOME/log"},
+  "transaction": {"servicePort": 10001, "connectionLimit": 5000$public_transaction},
+  "sql": {"servicePort": 20001, "storeSwapFilePath": "$GS_HOME/swap"}
+}
+JSON
+cat >"$GS_HOME/conf/gs_cluster.json.tmp" <<JSON
+{
+  "dataStore": {"partitionNum": 128, "storeBlockSize": "64KB"},
+  "cluster": {
+    "clusterName": "$CLUSTER",
+    "replicationNum": 1,
+    "heartbeatInterval": "5s",
+    "loadbalanceCheckInterval": "180s",
+    "notificationMember": [{
+      "cluster": {"address": "$address", "port": 10010},
+      "sync": {"address": "$address", "port": 10020},
+      "system": {"address": "$address", "port": 10040},
+      "transaction": {"address": "$address", "port": 10001},
+      "sql": {"address": "$address", "port": 20001}
+    }]
+  },
+  "sync": {"timeoutInterval": "30s"},
+  "transaction": {"replicationMode": 0, "replicationTimeoutInterval": "10s"}
+}
+JSON
+digest="$(printf '%s' "$DB_PASSWORD" | sha256sum | awk '{print $1}')"
+printf 'admin,%s\nsystem,%s\n' "$digest" "$digest" >"$GS_HOME/conf/password.tmp"
+for name in gs_node.json gs_cluster.json password; do
+    chown gsadm:gsadm "$GS_HOME/conf/$name.tmp"
+    mv -f "$GS_HOME/conf/$name.tmp" "$GS_HOME/conf/$name"
+done
+chmod 0600 "$GS_HOME/conf/password"
+umask 022
+
+install -d -m 0700 /etc/tsbench
+(umask 077 && printf '%s\n' "$DB_PASSWORD" >"$SECRET")
+
+install -d -m 0755 "$(dirname "$JOIN")"
+cat >"$JOIN" <<'SCRIPT'
+#!/usr/bin/env bash
+# After gsserver started: wait for recovery, join the one-node cluster, wait until it serves.
+set -euo pipefail
+secret="$(cat /etc/tsbench/griddb-admin.password)"
+stat() { curl -s --noproxy '*' -u "admin:$secret" http://127.0.0.1:10040/node/stat; }
+for _ in $(seq 1 600); do
+    body="$(stat || true)"
+    if grep -Eq '"progressRate": *1([^0-9.]|\.0)' <<<"$body"; then break; fi
+    sleep 1
+done
+if grep -Eq '"nodeStatus": *"INACTIVE"' <<<"$body"; then
+    curl -fsS --noproxy '*' -u "admin:$secret" -d clusterName=tsbench -d minNodeNum=1 \
+        http://127.0.0.1:10040/node/join >/dev/null
+fi
+for _ in $(seq 1 300); do
+    body="$(stat || true)"
+    if grep -Eq '"clusterStatus": *"MASTER"' <<<"$body" && grep -Eq '"partitionStatus": *"NORMAL"' <<<"$body"; then
+        exit 0
+    fi
+    sleep 1
+done
+echo "GridDB did not form cluster tsbench: $body" >&2
+exit 1
+SCRIPT
+chmod 0700 "$JOIN"
+
+log "systemd unit tsbench-db.service"
+cat >"$UNIT" <<UNIT
+[Unit]
+Description=tsbench database: GridDB CE $GRIDDB_VERSION
+After=network-online.target
+Wants=network-online.target
+RequiresMountsFor=$DATA_DIR
+
+[Service]
+User=gsadm
+Group=gsadm
+Environment=GS_HOME=$GS_HOME GS_LOG=$GS_HOME/log
+WorkingDirectory=$GS_HOME
+ExecStart=$gsserver --conf $GS_HOME/conf
+ExecStartPost=+$JOIN
+LimitNOFILE=65536
+KillSignal=SIGTERM
+TimeoutStartSec=900
+TimeoutStopSec=300
+# No automatic restart: a crash during a benchmark must show, not be hidden.
+Restart=no
+
+[Install]
+WantedBy=multi-user.target
+UNIT
+systemctl daemon-reload
+systemctl enable tsbench-db.service
+systemctl restart tsbench-db.service
+log "GridDB $GRIDDB_VERSION is serving cluster $CLUSTER on $address:10001"

@@ -1,0 +1,76 @@
+"""GridDB as a container: the official image ``griddb/griddb`` at the local runtime's version.
+
+``griddb/griddb:5.6.0-jammy`` (GridDB CE 5.6.0 on Ubuntu 22.04, built from the same
+``griddb_5.6.0_amd64.deb`` that scripts/install_griddb.sh pins). Its entry script initialises
+``/var/lib/gridstore`` on first start: ``gs_passwd admin`` with ``GRIDDB_PASSWORD``, cluster name
+``GRIDDB_CLUSTER_NAME``, and with ``NOTIFICATION_MEMBER=1`` a one-member fixed list at the container's
+own address (ports 10010 cluster, 10020 sync, 10040 system, 10001 transaction, 20001 sql); then
+``gs_startnode`` + ``gs_joincluster``. tsbench writes ``conf/gs_node.json`` first: the package's
+defaults (relative paths, default ports, no service address) plus the local recipe's ``dataStore``
+tuning. ``data/`` (checkpointed data files) and ``txnlog/`` (transaction log) are the volumes that count
+as the footprint on disk.
+
+Clients must reach the address the node reports (the container's own): true for a client on the
+Docker host (bridge addresses are routed there); a remote client needs GridDB's public-address route.
+"""
+
+from __future__ import annotations
+
+import json
+
+from tsbench.runtimes.container_spec import ContainerSpec, HealthCheck
+from tsbench.targets.griddb.client import CLUSTER, DATABASE, USER
+from tsbench.targets.griddb.server import CHECKPOINT_INTERVAL, DATASTORE_TUNING, DEFAULT_VERSION
+
+GS_HOME = "/var/lib/gridstore"
+PASSWORD_VARIABLE = "TSBENCH_GRIDDB_PASSWORD"
+PORTS = {"transaction": 10001, "system": 10040, "cluster": 10010, "sync": 10020, "sql": 20001}
+
+NODE_CONFIG = {
+    "dataStore": {
+        "dbPath": "data",
+        "transactionLogPath": "txnlog",
+        "backupPath": "backup",
+        "syncTempPath": "sync",
+        **DATASTORE_TUNING,
+    },
+    "checkpoint": {"checkpointInterval": CHECKPOINT_INTERVAL},
+    "cluster": {"servicePort": PORTS["cluster"]},
+    "sync": {"servicePort": PORTS["sync"]},
+    "system": {"servicePort": PORTS["system"], "eventLogPath": "log"},
+    "transaction": {"servicePort": PORTS["transaction"], "connectionLimit": 5000},
+    "sql": {"servicePort": PORTS["sql"], "storeSwapFilePath": "swap"},
+}
+
+# Healthy once the node has formed the cluster (gs_stat reads /node/stat on the system port).
+MASTER_CHECK = (
+    f'gs_stat -u {USER}/"$GRIDDB_PASSWORD" --no-proxy 2>/dev/null | grep -Eq \'"clusterStatus": *"MASTER"\''
+)
+
+CONTAINERS: dict[str, ContainerSpec] = {
+    DEFAULT_VERSION: ContainerSpec(
+        image=f"griddb/griddb:{DEFAULT_VERSION}-jammy",
+        ports=PORTS,
+        data_paths=(f"{GS_HOME}/data", f"{GS_HOME}/txnlog"),
+        healthcheck=HealthCheck(
+            ("bash", "-c", MASTER_CHECK), interval_s=2.0, retries=90, start_period_s=10.0
+        ),
+        environment={
+            "GRIDDB_CLUSTER_NAME": CLUSTER,
+            "GRIDDB_USERNAME": USER,
+            "NOTIFICATION_MEMBER": "1",
+        },
+        secret_env={"GRIDDB_PASSWORD": PASSWORD_VARIABLE},
+        files={f"{GS_HOME}/conf/gs_node.json": json.dumps(NODE_CONFIG, indent=2) + "\n"},
+        client_user=USER,
+        client_database=DATABASE,
+        client_extra={"cluster": CLUSTER, "ingest": "GridStore.multiPut", "query": "TQL (fetchAll)"},
+        client_secrets={"password": PASSWORD_VARIABLE},
+        stop_timeout_s=120.0,
+        note=(
+            f"official image griddb/griddb:{DEFAULT_VERSION}-jammy (GridDB Community Edition), the local "
+            "runtime's version and dataStore tuning; one-node fixed-list cluster 'tsbench'; admin password "
+            "generated per instance"
+        ),
+    ),
+}

@@ -1,0 +1,215 @@
+"""GridDB CE (the official ``griddb`` Debian package) as a local process: one node, one cluster.
+
+GridDB's home (``GS_HOME``) is ``<home>/data``: ``conf/gs_node.json`` and ``conf/gs_cluster.json``
+(written by ``initialise``: every path absolute, every service on 127.0.0.1 on its allocated port),
+``conf/password`` (users ``admin`` and ``system``, sha256 of a per-instance random password kept in
+``<home>/admin.password``, mode 600), then ``data/`` (checkpointed data files), ``txnlog/``
+(transaction log = WAL), ``log/`` (event logs), ``backup/``, ``sync/``, ``swap/`` (SQL swap).
+
+``gsserver --conf <GS_HOME>/conf`` runs in the foreground (what ``gs_startnode`` starts in the
+background). Ready = ``GET /node/stat`` on the system port answers with recovery done; then
+``after_start`` joins the node to cluster ``tsbench`` (fixed-list mode, one member: what
+``gs_joincluster -n 1`` does) and waits for ``clusterStatus`` MASTER and ``partitionStatus`` NORMAL.
+
+Not run on our machines: the server package is published on GitHub releases only, which they cannot
+reach (``scripts/install_griddb.sh`` says so and stops). Everything here follows GridDB's documented
+configuration; it is exercised in Docker/cloud runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any, ClassVar
+
+from tsbench.runtimes.local import ServerRecipe
+from tsbench.targets.base import Endpoint, TargetError
+from tsbench.targets.griddb import rest
+from tsbench.targets.griddb.client import CLUSTER, DATABASE, USER, opt_dir
+
+DEFAULT_VERSION = "5.6.0"  # the pin of scripts/install_griddb.sh and container.py (griddb/griddb:5.6.0-jammy)
+HOST = "127.0.0.1"
+JOIN_TIMEOUT_S = 120.0
+
+# gs_node.json "dataStore" tuning for the 2-core / 24 GiB benchmark box (README.md, "Configuration").
+DATASTORE_TUNING: dict[str, Any] = {
+    "storeMemoryLimit": "8192MB",  # default 1024MB: the block cache that holds recent rows
+    "concurrency": 2,  # default 4: one processing thread per core
+    "storeCompressionMode": "NO_COMPRESSION",  # the CE default, stated
+    "logWriteMode": 1,  # the default: transaction log flushed to disk every 1 s (0 = every commit)
+    "persistencyMode": "NORMAL",  # the default
+    "affinityGroupSize": 4,  # the default
+}
+CHECKPOINT_INTERVAL = "60s"  # the default
+
+
+def gsserver_binary() -> str:
+    """``gsserver`` from the package (its path recorded by the install script, else PATH)."""
+    recorded = opt_dir() / "griddb" / "gsserver.path"
+    if recorded.is_file():
+        path = recorded.read_text().strip()
+        if os.access(path, os.X_OK):
+            return path
+    found = shutil.which("gsserver")
+    if not found:
+        raise TargetError("griddb: gsserver is not installed; run scripts/install_griddb.sh")
+    return found
+
+
+def password_digest(password: str) -> str:
+    """What ``gs_passwd`` stores for a password: its sha256, hex."""
+    return hashlib.sha256(password.encode()).hexdigest()
+
+
+class GridDBServer(ServerRecipe):
+    name = "griddb"
+    install_script = "install_griddb.sh"
+    # transaction: the client API (fixed-list notification member); system: REST (/node/stat, join);
+    # cluster and sync: node-to-node; sql: the JDBC/SQL service (always on in GridDB CE).
+    port_roles = ("transaction", "system", "cluster", "sync", "sql")
+    stop_signal: ClassVar[int] = signal.SIGTERM  # what ``gs_stopnode --rc`` (the service script) sends
+    start_timeout_s = 180.0
+    stop_timeout_s = 120.0  # then SIGKILL; the next start recovers from the transaction log
+
+    @property
+    def gs_home(self) -> Path:
+        return self.data_dir
+
+    @property
+    def conf_dir(self) -> Path:
+        return self.gs_home / "conf"
+
+    @property
+    def password_file(self) -> Path:
+        return self.home / "admin.password"
+
+    def password(self) -> str:
+        if not self.password_file.is_file():
+            raise TargetError(f"griddb: {self.password_file} is missing (initialise() writes it)")
+        return self.password_file.read_text().strip()
+
+    # -- configuration -----------------------------------------------------------------------------
+
+    def node_config(self) -> dict[str, Any]:
+        home = self.gs_home
+        service = {role: {"serviceAddress": HOST, "servicePort": port} for role, port in self.ports.items()}
+        service["system"]["eventLogPath"] = str(home / "log")
+        service["transaction"]["connectionLimit"] = 5000
+        service["sql"]["storeSwapFilePath"] = str(home / "swap")
+        return {
+            "dataStore": {
+                "dbPath": str(home / "data"),
+                "transactionLogPath": str(home / "txnlog"),
+                "backupPath": str(home / "backup"),
+                "syncTempPath": str(home / "sync"),
+                **DATASTORE_TUNING,
+            },
+            "checkpoint": {"checkpointInterval": CHECKPOINT_INTERVAL},
+            **service,
+        }
+
+    def cluster_config(self) -> dict[str, Any]:
+        member = {role: {"address": HOST, "port": self.ports[role]} for role in self.port_roles}
+        return {
+            "dataStore": {"partitionNum": 128, "storeBlockSize": "64KB"},
+            "cluster": {
+                "clusterName": CLUSTER,
+                "replicationNum": 1,
+                "notificationMember": [member],
+                "heartbeatInterval": "5s",
+                "loadbalanceCheckInterval": "180s",
+            },
+            "sync": {"timeoutInterval": "30s"},
+            "transaction": {"replicationMode": 0, "replicationTimeoutInterval": "10s"},
+        }
+
+    def config_text(self) -> str:
+        return (
+            "# conf/gs_node.json\n"
+            + json.dumps(self.node_config(), indent=2)
+            + "\n# conf/gs_cluster.json\n"
+            + json.dumps(self.cluster_config(), indent=2)
+            + "\n"
+        )
+
+    def initialise(self) -> None:
+        for folder in ("conf", "data", "txnlog", "log", "backup", "sync", "swap"):
+            (self.gs_home / folder).mkdir(parents=True, exist_ok=True)
+        if not self.password_file.is_file():
+            self.password_file.touch(mode=0o600)
+            self.password_file.write_text(secrets.token_urlsafe(18) + "\n")
+        digest = password_digest(self.password())
+        files = {
+            "gs_node.json": json.dumps(self.node_config(), indent=2) + "\n",
+            "gs_cluster.json": json.dumps(self.cluster_config(), indent=2) + "\n",
+            "password": f"{USER},{digest}\nsystem,{digest}\n",
+        }
+        for name, text in files.items():
+            path = self.conf_dir / name
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(text)
+            os.replace(tmp, path)
+        (self.conf_dir / "password").chmod(0o600)
+
+    # -- process -----------------------------------------------------------------------------------
+
+    def command(self) -> list[str]:
+        return [gsserver_binary(), "--conf", str(self.conf_dir)]
+
+    def environment(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env["GS_HOME"] = str(self.gs_home)
+        env["GS_LOG"] = str(self.gs_home / "log")
+        return env
+
+    def stat(self, timeout: float = 2.0) -> dict[str, Any]:
+        return rest.node_stat(HOST, self.ports["system"], USER, self.password(), timeout)
+
+    def ready(self) -> bool:
+        """The node answers on its system port and has finished recovery."""
+        try:
+            body = self.stat(timeout=1.0)
+        except TargetError:
+            return False
+        return float(body.get("recovery", {}).get("progressRate", 0)) >= 1.0
+
+    def after_start(self) -> None:
+        """Join (form) the one-node cluster and wait until it serves every partition."""
+        if self.stat().get("cluster", {}).get("nodeStatus") == "INACTIVE":
+            rest.join_cluster(HOST, self.ports["system"], USER, self.password(), CLUSTER, 1)
+        deadline = time.monotonic() + JOIN_TIMEOUT_S
+        while True:
+            cluster = self.stat().get("cluster", {})
+            if cluster.get("clusterStatus") == "MASTER" and cluster.get("partitionStatus") == "NORMAL":
+                return
+            if time.monotonic() > deadline:
+                raise TargetError(f"griddb: cluster not serving after {JOIN_TIMEOUT_S:.0f} s: {cluster}")
+            time.sleep(0.2)
+
+    def endpoint(self) -> Endpoint:
+        return Endpoint(
+            host=HOST,
+            ports=dict(self.ports),
+            user=USER,
+            database=DATABASE,
+            data_dirs=tuple(str(p) for p in self.data_dirs()),
+            extra={"cluster": CLUSTER, "ingest": "GridStore.multiPut", "query": "TQL (fetchAll)"},
+            secrets={"password": self.password()},
+        )
+
+    def data_dirs(self) -> list[Path]:
+        """Checkpointed data files and the transaction log (GridDB's WAL)."""
+        return [self.gs_home / "data", self.gs_home / "txnlog"]
+
+    def version(self) -> str:
+        result = subprocess.run(
+            ["dpkg-query", "-W", "-f=${Version}", "griddb"], capture_output=True, text=True, check=False
+        )
+        return result.stdout.strip() or os.environ.get("GRIDDB_VERSION") or DEFAULT_VERSION
