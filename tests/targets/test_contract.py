@@ -15,7 +15,16 @@ from tsbench.workload.query_types import QUERY_TYPES
 from tsbench.workload.usecases import get_use_case
 
 TARGETS = Path(__file__).resolve().parents[2] / "plugins" / "tsbench" / "targets"
-EXPECTED = {"clickhouse", "griddb", "influxdb", "postgres", "questdb", "timescaledb"}
+EXPECTED = {
+    "clickhouse",
+    "griddb",
+    "influxdb",
+    "mongodb",
+    "mongodb_naive",
+    "postgres",
+    "questdb",
+    "timescaledb",
+}
 
 
 def test_registry_finds_the_local_targets() -> None:

@@ -1,0 +1,130 @@
+"""MongoDB Community Server (``mongod`` from the official repo.mongodb.org apt repository) as a local
+process, shared by both MongoDB targets (the layouts differ, the server does not).
+
+``initialise`` writes ``<home>/mongod.conf`` (YAML): dbPath ``<home>/data``, the allocated port on
+loopback, no Unix socket (it would live in /tmp), no diagnostic data capture (FTDC would add files
+under dbPath that are not data). Everything else is mongod's default: WiredTiger, snappy block
+compression, journal commit interval 100 ms, cache 50 % of (RAM − 1 GB). Logs go to stdout (the
+runtime's ``server.log``). ``scripts/install_mongodb.sh`` installs the pinned version; where
+repo.mongodb.org is unreachable it fails at once, saying so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+from pathlib import Path
+from typing import ClassVar
+
+from pymongo import MongoClient
+from pymongo.errors import PyMongoError
+
+from tsbench.runtimes.local import ServerRecipe
+from tsbench.targets.base import Endpoint, TargetError
+
+# The pinned server version: the same in scripts/install_mongodb.sh, container.py (image tag) and
+# cloud_install.sh (tests/targets/test_mongodb.py checks that they agree). MONGODB_VERSION overrides it.
+DEFAULT_VERSION = "8.0.20"
+DATABASE = "tsbench"  # prefix of the targets' database names (client.database_name)
+
+
+def mongodb_version() -> str:
+    return os.environ.get("MONGODB_VERSION") or DEFAULT_VERSION
+
+
+def mongod_binary() -> str:
+    """The mongod that scripts/install_mongodb.sh recorded (same TSBENCH_OPT rule as scripts/lib.sh)."""
+    opt = os.environ.get("TSBENCH_OPT") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "tsbench", "opt"
+    )
+    recorded = Path(opt) / "mongodb" / "mongod.path"
+    if recorded.is_file():
+        return recorded.read_text().strip()
+    found = shutil.which("mongod")
+    if not found:
+        raise TargetError("mongodb: mongod is not installed; run scripts/install_mongodb.sh")
+    return found
+
+
+def ping(port: int, timeout_ms: int = 500) -> bool:
+    """True when a mongod answers ``ping`` on 127.0.0.1:``port``."""
+    client: MongoClient = MongoClient(
+        "127.0.0.1",
+        port,
+        directConnection=True,
+        serverSelectionTimeoutMS=timeout_ms,
+        connectTimeoutMS=timeout_ms,
+    )
+    try:
+        return client.admin.command("ping").get("ok") == 1
+    except PyMongoError:
+        return False
+    finally:
+        client.close()
+
+
+class MongoServer(ServerRecipe):
+    name = "mongodb"
+    install_script = "install_mongodb.sh"
+    port_roles = ("mongo",)
+    stop_signal: ClassVar[int] = signal.SIGTERM  # clean shutdown: final checkpoint, journal closed
+    start_timeout_s = 120.0
+    stop_timeout_s = 120.0
+
+    @property
+    def config_path(self) -> Path:
+        return self.home / "mongod.conf"
+
+    def initialise(self) -> None:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        tmp = self.config_path.with_suffix(".tmp")
+        tmp.write_text(self.config_text())
+        os.replace(tmp, self.config_path)
+
+    def config_text(self) -> str:
+        # JSON strings are valid YAML scalars: paths need no further quoting rules.
+        return "\n".join(
+            [
+                "# written by tsbench (targets/mongodb/server.py); mongod's defaults apply to all else",
+                "storage:",
+                f"  dbPath: {json.dumps(str(self.data_dir))}",
+                "net:",
+                "  bindIp: 127.0.0.1",
+                f"  port: {self.ports['mongo']}",
+                "  unixDomainSocket:",
+                "    enabled: false",
+                "setParameter:",
+                "  diagnosticDataCollectionEnabled: false",
+                "",
+            ]
+        )
+
+    def command(self) -> list[str]:
+        return [mongod_binary(), "--config", str(self.config_path)]
+
+    def ready(self) -> bool:
+        return ping(self.ports["mongo"])
+
+    def endpoint(self) -> Endpoint:
+        return Endpoint(
+            host="127.0.0.1",
+            ports=dict(self.ports),
+            database=DATABASE,
+            data_dirs=tuple(str(p) for p in self.data_dirs()),
+            extra={"ingest": "pymongo bulk writes", "query": "aggregation pipeline"},
+        )
+
+    def version(self) -> str:
+        """``mongod --version`` ("db version v8.0.20" → "8.0.20")."""
+        try:
+            output = subprocess.run(
+                [mongod_binary(), "--version"], capture_output=True, text=True, timeout=30
+            ).stdout
+        except (OSError, subprocess.SubprocessError, TargetError):
+            return mongodb_version()
+        match = re.search(r"db version v(\S+)", output)
+        return match.group(1) if match else mongodb_version()

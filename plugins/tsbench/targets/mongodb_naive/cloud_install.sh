@@ -1,0 +1,1 @@
+../mongodb/cloud_install.sh
