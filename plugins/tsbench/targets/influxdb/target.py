@@ -1,5 +1,8 @@
 """InfluxDB 1.6.7: line protocol over HTTP ``/write`` (gzip), InfluxQL over HTTP ``/query``.
 
+The same target drives InfluxDB 1.8 and 2.7 containers (``container.py``); 2.x through its 1.x
+compatibility API with a token, its bucket standing in for the database (``v2.py``).
+
 Schema: one database (``benchmark``, default retention policy ``autogen``: infinite retention,
 7-day shard groups); one measurement per use-case measurement; the entity's tags and the
 measurement's extra tags are InfluxDB tags, the fields are fields (integers stay integers).
@@ -16,7 +19,7 @@ import requests
 
 from tsbench.runtimes.local import allocated_bytes
 from tsbench.targets.base import Capabilities, Endpoint, Footprint, Target, TargetError
-from tsbench.targets.influxdb import dialect
+from tsbench.targets.influxdb import dialect, v2
 from tsbench.targets.influxdb.server import DATABASE, TUNING, InfluxDBServer
 from tsbench.targets.influxdb.writer import GZIP_LEVEL, TAG_ORDER, InfluxWriter, LineBuilder
 from tsbench.workload.queries import LogicalQuery
@@ -69,10 +72,11 @@ def _no_rows_value(text: str) -> Any:
 class InfluxSession:
     """One query worker: its own HTTP session. Shapes results by the rendering's answer header."""
 
-    def __init__(self, url: str, database: str):
+    def __init__(self, url: str, database: str, headers: dict[str, str] | None = None):
         self.url = url
         self.database = database
         self.http = requests.Session()
+        self.http.headers.update(headers or {})
 
     def execute(self, text: str) -> list[tuple[Any, ...]]:
         columns, no_rows = dialect.parse_header(text)
@@ -110,7 +114,8 @@ class InfluxDBTarget(Target):
         restartable=True,
         schema_note=(
             "one measurement per table; entity tags + extra tags as InfluxDB tags (series key), "
-            "fields as typed fields; inmem series index; default RP autogen (7-day shards)"
+            "fields as typed fields; inmem series index (InfluxDB 2: TSI, its only one); default RP autogen "
+            "(7-day shards; InfluxDB 2: the bucket, infinite retention)"
         ),
     )
 
@@ -142,8 +147,26 @@ class InfluxDBTarget(Target):
     def _run(self, text: str, write: bool = False, database: bool = True) -> dict[str, Any]:
         with self._lock:
             if self._http is None:
-                self._http = requests.Session()
+                self._http = self._new_http()
             return _query(self._http, self.url, text, self.database if database else None, write)
+
+    @property
+    def v2(self) -> bool:
+        return v2.is_v2(self.endpoint)
+
+    def _new_http(self) -> requests.Session:
+        http = requests.Session()
+        http.headers.update(v2.auth_headers(self.endpoint))
+        return http
+
+    def _v2_call(self, call: Any, *args: Any) -> Any:
+        """Run a ``v2`` helper with this target's session, organisation and bucket."""
+        with self._lock:
+            if self._http is None:
+                self._http = self._new_http()
+            http = self._http
+        extra = self.endpoint.extra
+        return call(http, self.url, extra["org"], extra.get("bucket", self.database), *args)
 
     def builder(self) -> LineBuilder:
         with self._lock:
@@ -154,13 +177,24 @@ class InfluxDBTarget(Target):
     # ---- load ----------------------------------------------------------------------------------
 
     def create_schema(self) -> None:
+        if self.v2:  # InfluxQL in 2.x cannot drop or create databases: the bucket is recreated
+            self._v2_call(v2.recreate_bucket)
+            self._written.clear()
+            return
         name = dialect.ident(self.database)
         self._run(f"DROP DATABASE {name}", write=True, database=False)  # idempotent in 1.x
         self._run(f"CREATE DATABASE {name}", write=True, database=False)
         self._written.clear()
 
     def writer(self) -> InfluxWriter:
-        return InfluxWriter(self.url, self.database, self.builder(), self.gzip_level, self._written)
+        return InfluxWriter(
+            self.url,
+            self.database,
+            self.builder(),
+            self.gzip_level,
+            self._written,
+            headers=v2.auth_headers(self.endpoint),
+        )
 
     def flush(self) -> None:
         """Nothing is buffered on our side and a 204 from /write means the points are in the
@@ -189,15 +223,20 @@ class InfluxDBTarget(Target):
         return dialect.render(query)
 
     def session(self) -> InfluxSession:
-        return InfluxSession(self.url, self.database)
+        return InfluxSession(self.url, self.database, v2.auth_headers(self.endpoint))
 
     # ---- facts ---------------------------------------------------------------------------------
 
     def footprint(self) -> Footprint:
         """TSM bytes from the server's own statistics, WAL and index files from the directories the
-        statistics name (the WAL statistic double-counts the last segment after a restart)."""
+        statistics name (the WAL statistic double-counts the last segment after a restart). A server
+        whose directories this process cannot see (a container, another host) is counted from its
+        statistics alone; InfluxDB 2 from its metrics (``v2.bucket_footprint``)."""
+        if self.v2:
+            return self._v2_call(v2.bucket_footprint)
         result = self._run("SHOW STATS", database=False)
         tsm = 0
+        wal_stat = 0
         shard_dirs: set[Path] = set()
         wal_dirs: set[Path] = set()
         for series in result.get("series", ()):
@@ -207,9 +246,24 @@ class InfluxDBTarget(Target):
             row = dict(zip(series["columns"], series["values"][0], strict=True))
             if series["name"] == "tsm1_filestore":
                 tsm += int(row.get("diskBytes", 0))
+            elif series["name"] == "tsm1_wal":
+                wal_stat += int(row.get("currentSegmentDiskBytes", 0)) + int(
+                    row.get("oldSegmentsDiskBytes", 0)
+                )
             elif series["name"] == "shard":
                 shard_dirs.add(Path(tags["path"]))
                 wal_dirs.add(Path(tags["walPath"]))
+        if shard_dirs and not any(d.is_dir() for d in shard_dirs | wal_dirs):
+            return Footprint(
+                bytes=tsm + wal_stat,
+                note=(
+                    f"database {self.database!r}, {len(shard_dirs)} shard(s) on a server whose files are "
+                    "not visible here: TSM files (SHOW STATS tsm1_filestore diskBytes) + WAL (tsm1_wal "
+                    "segment bytes; the last segment counts twice after a restart); series file and "
+                    "index files not counted (the runtime's disk_bytes has the whole volume)"
+                ),
+                parts={"tsm": tsm, "wal": wal_stat},
+            )
         wal = sum(f.stat().st_size for d in wal_dirs if d.is_dir() for f in d.glob("*.wal"))
         # shard-level index files: fields.idx (inmem) or the tsi1 index/ folder
         shard_index = sum(
@@ -243,11 +297,16 @@ class InfluxDBTarget(Target):
         return response.headers.get("X-Influxdb-Version", "unknown")
 
     def settings(self) -> dict[str, Any]:
-        facts: dict[str, Any] = {f"data.{k}": v for k, v in TUNING.items()}
+        if self.v2:
+            from tsbench.targets.influxdb.container import V2_TUNING
+
+            facts: dict[str, Any] = {**V2_TUNING, "api": "1.x compatibility (/write, /query) with a token"}
+        else:
+            facts = {f"data.{k}": v for k, v in TUNING.items()}
+            facts["GOMEMLIMIT share of RAM"] = InfluxDBServer.memory_limit_share
         facts.update(
             {
                 "GOGC": InfluxDBServer.gogc,
-                "GOMEMLIMIT share of RAM": InfluxDBServer.memory_limit_share,
                 "write": f"line protocol over HTTP /write, precision ns, gzip level {self.gzip_level}",
                 "tag order on the wire": self.tag_order,
             }

@@ -193,14 +193,17 @@ class InfluxWriter:
         builder: LineBuilder,
         gzip_level: int = GZIP_LEVEL,
         written: set[str] | None = None,
+        headers: dict[str, str] | None = None,
     ):
-        """``written`` (shared by a target's writers) collects the measurements that got rows."""
+        """``written`` (shared by a target's writers) collects the measurements that got rows;
+        ``headers`` go with every request (InfluxDB 2's ``Authorization: Token …``)."""
         self.url = f"{url}/write"
         self.written = written if written is not None else set()
         self.params = {"db": database, "precision": "ns"}
         self.builder = builder
         self.gzip_level = gzip_level
         self.http = requests.Session()
+        self.http.headers.update(headers or {})
         self.rows = 0
 
     def write(self, measurement: str, batch: pa.RecordBatch) -> int:

@@ -1,0 +1,123 @@
+"""InfluxDB as a container: official image ``influxdb``, flavours ``"1.8"`` (default) and ``"2.7"``.
+
+``1.8`` is the newest 1.x image; it runs the local recipe's configuration (``server.py``: ``TUNING`` in
+``[data]`` and every other key written to ``influxdb.conf``) as ``INFLUXDB_<SECTION>_<KEY>`` variables,
+which 1.x reads over its configuration file, and speaks the same HTTP API (``/write``, ``/query``) as
+the local 1.6.7 server. ``2.7`` is InfluxDB 2: the image's setup mode creates the organisation, the
+``benchmark`` bucket and an all-access token (generated per instance, handed to the target as
+``Endpoint.secrets["token"]``); the target talks to it through the 1.x compatibility API (``/write``,
+``/query`` with ``Authorization: Token …``), the bucket being reachable as database ``benchmark`` through
+its virtual DBRP mapping (``benchmark/autogen``). 2.x has only the TSI index (no ``inmem``) and no
+series limits; its storage settings are ``INFLUXD_*`` variables (``V2_TUNING``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tsbench.runtimes.container_spec import ContainerSpec, HealthCheck
+from tsbench.targets.influxdb.server import DATABASE, GOGC, TUNING
+
+V1_VERSION = "1.8.10"
+V2_VERSION = "2.7.12"
+ORG = "tsbench"
+ADMIN = "tsbench"
+TOKEN_VARIABLE = "TSBENCH_INFLUXDB_TOKEN"
+PASSWORD_VARIABLE = "TSBENCH_INFLUXDB_PASSWORD"
+
+
+def _text(value: Any) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+def v1_variable(section: str, key: str) -> str:
+    """The variable InfluxDB 1.x reads for ``key`` of ``[section]`` (top-level keys: section ``""``)."""
+    parts = ("INFLUXDB", section, key)
+    return "_".join(p.upper().replace("-", "_") for p in parts if p)
+
+
+# Everything server.py's config_text sets besides [data] TUNING, section by section (listeners on all
+# interfaces of the container: the engine publishes them).
+V1_CONFIG: dict[str, dict[str, Any]] = {
+    "": {"reporting-disabled": True, "bind-address": ":8088"},
+    "meta": {"logging-enabled": False},
+    "data": {"query-log-enabled": False, **TUNING},
+    "coordinator": {"write-timeout": "60s"},
+    "retention": {"enabled": False},
+    "shard-precreation": {"enabled": False},
+    "monitor": {"store-enabled": False},
+    "subscriber": {"enabled": False},
+    "continuous_queries": {"enabled": False},
+    "http": {
+        "bind-address": ":8086",
+        "log-enabled": False,
+        "pprof-enabled": False,
+        "max-row-limit": 0,
+        "max-body-size": 0,
+    },
+    "logging": {"level": "warn", "suppress-logo": True},
+}
+
+# InfluxDB 2 storage settings mirroring TUNING where 2.x has the key (sizes in bytes).
+V2_TUNING: dict[str, str] = {
+    "storage-cache-max-memory-size": str(4 * 1024**3),
+    "storage-cache-snapshot-memory-size": str(25 * 1024**2),
+    "storage-wal-fsync-delay": "0s",
+    "storage-max-concurrent-compactions": "0",
+    "storage-write-timeout": "60s",
+    "reporting-disabled": "true",
+}
+
+
+def v2_variable(option: str) -> str:
+    return "INFLUXD_" + option.upper().replace("-", "_")
+
+
+def ping_check(command: tuple[str, ...]) -> HealthCheck:
+    return HealthCheck(command, interval_s=2.0, retries=60, start_period_s=5.0)
+
+
+CONTAINERS: dict[str, ContainerSpec] = {
+    "1.8": ContainerSpec(
+        image=f"influxdb:{V1_VERSION}",
+        ports={"http": 8086, "rpc": 8088},
+        data_paths=("/var/lib/influxdb",),  # meta/, data/ (TSM, series file), wal/
+        healthcheck=ping_check(("curl", "-sf", "http://127.0.0.1:8086/ping")),
+        environment={
+            "GOGC": str(GOGC),
+            **{v1_variable(s, k): _text(v) for s, keys in V1_CONFIG.items() for k, v in keys.items()},
+        },
+        client_database=DATABASE,
+        note=(
+            f"official image influxdb:{V1_VERSION} (the local runtime runs Debian's 1.6.7); the local "
+            "configuration as INFLUXDB_* variables; GOMEMLIMIT not set (1.8 is built with a Go older "
+            "than 1.19, which ignores it)"
+        ),
+    ),
+    "2.7": ContainerSpec(
+        image=f"influxdb:{V2_VERSION}",
+        ports={"http": 8086},
+        data_paths=("/var/lib/influxdb2",),  # bolt metadata, engine/data (TSM, TSI), engine/wal
+        healthcheck=ping_check(("influx", "ping", "--host", "http://127.0.0.1:8086")),
+        environment={
+            "DOCKER_INFLUXDB_INIT_MODE": "setup",
+            "DOCKER_INFLUXDB_INIT_USERNAME": ADMIN,
+            "DOCKER_INFLUXDB_INIT_ORG": ORG,
+            "DOCKER_INFLUXDB_INIT_BUCKET": DATABASE,
+            "GOGC": str(GOGC),
+            **{v2_variable(option): value for option, value in V2_TUNING.items()},
+        },
+        secret_env={
+            "DOCKER_INFLUXDB_INIT_PASSWORD": PASSWORD_VARIABLE,
+            "DOCKER_INFLUXDB_INIT_ADMIN_TOKEN": TOKEN_VARIABLE,
+        },
+        client_database=DATABASE,
+        client_extra={"api": "v2", "org": ORG, "bucket": DATABASE},
+        client_secrets={"token": TOKEN_VARIABLE},
+        note=(
+            f"official image influxdb:{V2_VERSION} (InfluxDB 2 OSS) used through its 1.x compatibility API "
+            "with a token; TSI index only (no inmem), no series limits; storage settings as INFLUXD_* "
+            "variables; GOMEMLIMIT not set"
+        ),
+    ),
+}

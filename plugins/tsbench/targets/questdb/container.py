@@ -1,0 +1,68 @@
+"""QuestDB as a container: the official image ``questdb/questdb`` at the local runtime's version.
+
+Same server as the local recipe: the ``server.conf`` tuning (``TUNING``) as ``QDB_*`` variables (QuestDB
+reads ``QDB_<KEY WITH DOTS AS UNDERSCORES>`` over its configuration file), the same ``log.conf`` and heap
+(``JVM_PREPEND``; the image's entrypoint already adds ``-XX:+UseParallelGC``), telemetry off. The root
+directory is ``/var/lib/questdb``; ``db/`` (tables, symbol maps, indexes, WAL segments) is the volume that
+counts as the footprint on disk. The PostgreSQL-wire password is generated per instance (the image's
+default ``quest`` is only for a local server on loopback).
+"""
+
+from __future__ import annotations
+
+from tsbench.runtimes.container_spec import ContainerSpec, HealthCheck
+from tsbench.targets.questdb.server import (
+    DEFAULT_VERSION,
+    JAVA_OPTIONS,
+    LOG_CONF,
+    PG_DATABASE,
+    PG_USER,
+    TUNING,
+)
+
+ROOT = "/var/lib/questdb"
+PASSWORD_VARIABLE = "TSBENCH_QUESTDB_PASSWORD"
+
+
+def qdb_variable(key: str) -> str:
+    """The environment variable QuestDB reads for a ``server.conf`` key."""
+    return "QDB_" + key.upper().replace(".", "_")
+
+
+# The min server's /status answers 200 when QuestDB is healthy. Bash builtins only (/dev/tcp, printf,
+# read): the image needs neither curl nor coreutils for it.
+STATUS_CHECK = (
+    "exec 3<>/dev/tcp/127.0.0.1/9003"
+    " && printf 'GET /status HTTP/1.1\\r\\nHost: localhost\\r\\nConnection: close\\r\\n\\r\\n' >&3"
+    " && read -r status <&3 && [[ $status == *' 200 '* ]]"
+)
+
+CONTAINERS: dict[str, ContainerSpec] = {
+    DEFAULT_VERSION: ContainerSpec(
+        image=f"questdb/questdb:{DEFAULT_VERSION}",
+        ports={"http": 9000, "min": 9003, "pg": 8812, "ilp": 9009},
+        data_paths=(f"{ROOT}/db",),
+        healthcheck=HealthCheck(("bash", "-c", STATUS_CHECK), interval_s=2.0, retries=60),
+        environment={
+            "QDB_TELEMETRY_ENABLED": "false",
+            "QDB_LINE_UDP_ENABLED": "false",
+            "QDB_PG_USER": PG_USER,
+            "JVM_PREPEND": " ".join(o for o in JAVA_OPTIONS if o != "-XX:+UseParallelGC"),
+            **{qdb_variable(key): value for key, value in TUNING.items()},
+        },
+        secret_env={"QDB_PG_PASSWORD": PASSWORD_VARIABLE},
+        files={f"{ROOT}/conf/log.conf": LOG_CONF},
+        # QuestDB maps one file per column and partition: its documentation asks for a high limit.
+        ulimits={"nofile": (1048576, 1048576)},
+        client_user=PG_USER,
+        client_database=PG_DATABASE,
+        client_extra={"ingest": "ILP over HTTP", "query": "PostgreSQL wire"},
+        client_secrets={"password": PASSWORD_VARIABLE},
+        stop_timeout_s=60.0,
+        note=(
+            f"official image questdb/questdb:{DEFAULT_VERSION} (Apache-2.0 open source edition), the local "
+            "runtime's version and tuning (server.conf keys as QDB_* variables); PG-wire password generated "
+            "per instance"
+        ),
+    ),
+}

@@ -1,0 +1,210 @@
+"""Stand-in images for a Docker engine that cannot pull official ones (no registry reachable).
+
+They are built locally from this machine's own servers (PostgreSQL 15 with the TimescaleDB extension
+built by scripts/install_timescaledb.sh; Debian's InfluxDB 1.6.7) and a statically linked busybox, and
+honour the documented contract of the official images that the container specs rely on — ``postgres``:
+``POSTGRES_USER``/``_PASSWORD``/``_DB``, ``POSTGRES_INITDB_ARGS``, ``PGDATA``,
+``/docker-entrypoint-initdb.d/*.sql``, password (scram) login over TCP, ``STOPSIGNAL SIGINT``, the server
+command as arguments; ``influxdb`` 1.x: ``influxd`` reading ``/etc/influxdb/influxdb.conf`` (data under
+``/var/lib/influxdb``) under ``INFLUXDB_*`` variables, ``curl`` for the healthcheck. Tagged with the
+official names in a test engine only, so that the docker runtime runs the real specs unchanged. They
+are not the official images: what they prove is the runtime and the specs, not the images.
+"""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import tarfile
+from pathlib import Path
+
+PG = Path("/usr/lib/postgresql/15")
+INFLUXD = "/usr/bin/influxd"  # Debian's 1.6.7 (scripts/install_influxdb.sh)
+PG_SHARE = Path("/usr/share/postgresql/15")
+BINARIES = ("postgres", "initdb", "pg_ctl", "psql", "pg_isready")
+APPLETS = (
+    "sh",
+    "mktemp",
+    "rm",
+    "cat",
+    "mkdir",
+    "printf",
+    "echo",
+    "[",
+    "test",
+    "sleep",
+    "id",
+    "ls",
+    "du",
+    "sync",
+)
+UID = 999
+
+POSTGRES_DOCKERFILE = """\
+FROM scratch
+ADD rootfs.tar /
+ENV PATH=/usr/lib/postgresql/15/bin:/bin PGDATA=/var/lib/postgresql/data {env}
+LABEL tsbench.standin=true
+USER postgres
+STOPSIGNAL SIGINT
+ENTRYPOINT ["/usr/local/bin/docker-entrypoint.sh"]
+CMD ["postgres"]
+"""
+
+INFLUXDB_DOCKERFILE = """\
+FROM scratch
+ADD rootfs.tar /
+ENV PATH=/usr/bin:/bin
+LABEL tsbench.standin=true
+CMD ["/usr/bin/influxd"]
+"""
+
+ENTRYPOINT = """\
+#!/bin/sh
+# tsbench test stand-in for the official postgres image's entrypoint (its documented contract only)
+set -e
+if [ ! -s "$PGDATA/PG_VERSION" ]; then
+    pwfile=$(mktemp)
+    printf '%s\\n' "$POSTGRES_PASSWORD" > "$pwfile"
+    initdb -D "$PGDATA" -U "${POSTGRES_USER:-postgres}" --pwfile="$pwfile" \\
+        --auth-local=trust --auth-host=scram-sha-256 $POSTGRES_INITDB_ARGS
+    rm -f "$pwfile"
+    printf "host all all all scram-sha-256\\n" >> "$PGDATA/pg_hba.conf"
+    printf "listen_addresses = '*'\\n" >> "$PGDATA/postgresql.conf"
+    if [ -n "$STANDIN_PRELOAD" ]; then
+        printf "shared_preload_libraries = '%s'\\n" "$STANDIN_PRELOAD" >> "$PGDATA/postgresql.conf"
+    fi
+    pg_ctl -D "$PGDATA" -o "-c listen_addresses=''" -w start
+    user=${POSTGRES_USER:-postgres}
+    database=${POSTGRES_DB:-postgres}
+    if [ "$database" != postgres ]; then
+        psql -v ON_ERROR_STOP=1 -U "$user" -d postgres -c "CREATE DATABASE \\"$database\\""
+    fi
+    for f in /docker-entrypoint-initdb.d/*.sql; do
+        if [ -f "$f" ]; then psql -v ON_ERROR_STOP=1 -U "$user" -d "$database" -f "$f"; fi
+    done
+    pg_ctl -D "$PGDATA" -m fast -w stop
+fi
+exec "$@"
+"""
+
+
+def shared_libraries(paths: list[Path]) -> set[Path]:
+    """Every shared library ``ldd`` lists for ``paths`` (the dynamic loader included)."""
+    found: set[Path] = set()
+    for path in paths:
+        out = subprocess.run(["ldd", str(path)], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            words = line.split()
+            for word in words:
+                if word.startswith("/"):
+                    found.add(Path(word))
+    return found
+
+
+def _add_dir(archive: tarfile.TarFile, name: str, mode: int = 0o755, uid: int = 0) -> None:
+    info = tarfile.TarInfo(name)
+    info.type, info.mode, info.uid, info.gid = tarfile.DIRTYPE, mode, uid, uid
+    archive.addfile(info)
+
+
+def _add_bytes(archive: tarfile.TarFile, name: str, data: bytes, mode: int = 0o644) -> None:
+    info = tarfile.TarInfo(name)
+    info.size, info.mode = len(data), mode
+    archive.addfile(info, io.BytesIO(data))
+
+
+def rootfs(
+    busybox: Path,
+    programs: list[Path],
+    trees: list[Path],
+    owned_dirs: dict[str, tuple[int, int]],
+    files: dict[str, tuple[str, int]],
+) -> bytes:
+    """A root filesystem as a tar archive: busybox (sh and a few applets), ``programs`` with the shared
+    libraries they need, whole ``trees``, directories owned by the service user (``path: (mode,
+    uid)``) and text ``files`` (``path: (text, mode)``)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        for folder in ("bin", "etc", "usr", "usr/local", "usr/local/bin", "var", "var/lib", "var/run"):
+            _add_dir(archive, folder)
+        _add_dir(archive, "tmp", 0o1777)
+        for folder, (mode, uid) in owned_dirs.items():
+            _add_dir(archive, folder, mode, uid)
+        for path in sorted(shared_libraries(programs)):
+            archive.add(str(path.resolve()), str(path).lstrip("/"))
+        for path in programs:
+            archive.add(str(path), str(path).lstrip("/"))
+        for tree in trees:
+            archive.add(str(tree), str(tree).lstrip("/"))
+        archive.add(str(busybox), "bin/busybox")
+        for applet in APPLETS:
+            info = tarfile.TarInfo(f"bin/{applet}")
+            info.type, info.linkname = tarfile.SYMTYPE, "busybox"
+            archive.addfile(info)
+        for name, (text, mode) in files.items():
+            _add_bytes(archive, name, text.encode(), mode)
+    return buffer.getvalue()
+
+
+def postgres_rootfs(busybox: Path) -> bytes:
+    """PostgreSQL 15 (+ every extension module installed, TimescaleDB's included), ≈ 100 MB."""
+    binaries = [PG / "bin" / name for name in BINARIES]
+    modules = [p for p in (PG / "lib").glob("*.so") if p.name != "llvmjit.so"]
+    users = f"root:x:0:0::/root:/bin/sh\npostgres:x:{UID}:{UID}::/var/lib/postgresql:/bin/sh\n"
+    return rootfs(
+        busybox,
+        binaries + modules,
+        [PG_SHARE, Path("/usr/share/zoneinfo"), Path("/usr/lib/locale/C.utf8")],
+        {
+            "docker-entrypoint-initdb.d": (0o755, 0),
+            "var/lib/postgresql": (0o755, UID),
+            "var/lib/postgresql/data": (0o700, UID),
+            "var/run/postgresql": (0o2775, UID),
+        },
+        {
+            "etc/passwd": (users, 0o644),
+            "etc/group": (f"root:x:0:\npostgres:x:{UID}:\n", 0o644),
+            "usr/local/bin/docker-entrypoint.sh": (ENTRYPOINT, 0o755),
+        },
+    )
+
+
+def influxdb_rootfs(busybox: Path) -> bytes:
+    """This machine's InfluxDB 1.x ``influxd`` with the official 1.x image's ``/etc/influxdb/influxdb.conf``
+    layout (data under ``/var/lib/influxdb``) and ``curl`` for the healthcheck."""
+    conf = (
+        '[meta]\n  dir = "/var/lib/influxdb/meta"\n'
+        '[data]\n  dir = "/var/lib/influxdb/data"\n  wal-dir = "/var/lib/influxdb/wal"\n'
+    )
+    return rootfs(
+        busybox,
+        [Path(INFLUXD), Path("/usr/bin/curl")],
+        [Path("/usr/share/zoneinfo"), Path("/etc/ssl/certs")],
+        {"var/lib/influxdb": (0o755, 0), "etc/influxdb": (0o755, 0)},
+        {"etc/passwd": ("root:x:0:0::/root:/bin/sh\n", 0o644), "etc/influxdb/influxdb.conf": (conf, 0o644)},
+    )
+
+
+def build_context(dockerfile: str, root: bytes, init_sql: str = "") -> bytes:
+    """A docker build context: Dockerfile + rootfs.tar (+ an init script)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        if init_sql:
+            dockerfile += "COPY init.sql /docker-entrypoint-initdb.d/000_init.sql\n"
+            _add_bytes(archive, "init.sql", init_sql.encode())
+        _add_bytes(archive, "Dockerfile", dockerfile.encode())
+        _add_bytes(archive, "rootfs.tar", root)
+    return buffer.getvalue()
+
+
+def available() -> str | None:
+    """Why the stand-ins cannot be built here (None when they can)."""
+    missing = [str(p) for p in (*(PG / "bin" / n for n in BINARIES), PG_SHARE) if not p.exists()]
+    if missing:
+        return f"PostgreSQL 15 is not installed ({missing[0]})"
+    if not (PG / "lib" / "timescaledb.so").exists():
+        return "the TimescaleDB extension is not built (scripts/install_timescaledb.sh)"
+    if not Path(INFLUXD).exists() or not Path("/usr/bin/curl").exists():
+        return "influxd 1.x (scripts/install_influxdb.sh) or curl is not installed"
+    return None
