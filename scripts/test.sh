@@ -8,10 +8,14 @@ bash scripts/setup_python.sh
 echo "== servers and tools (installed by the project's scripts; idempotent)"
 bash scripts/install_all.sh            # PostgreSQL 15 + TimescaleDB, QuestDB, InfluxDB, MinIO
 bash scripts/install_report_tools.sh   # Chromium, poppler-utils, fonts (to look at reports)
+bash scripts/install_griddb_client.sh >/dev/null  # GridDB's official Java client (Maven Central) for its target tests
+# A private Docker engine (Debian's docker.io unpacked, own socket; no system service) for the
+# Docker runtime's tests: exports TSBENCH_TEST_DOCKER_HOST and TSBENCH_TEST_BUSYBOX.
+eval "$(bash scripts/install_test_docker_engine.sh)"
 py=.venv/bin/python
 echo "== ruff"
-.venv/bin/ruff check plugins dags tests bench
-.venv/bin/ruff format --check plugins dags tests bench
+.venv/bin/ruff check plugins dags tests bench infra
+.venv/bin/ruff format --check plugins dags tests bench infra
 echo "== pytest"
 set +e
 $py -m pytest -p no:cacheprovider --durations=15 "$@"

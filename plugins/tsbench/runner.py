@@ -138,16 +138,17 @@ class TargetPhases:
         run_dir: Path,
         name: str,
         runtime: Runtime | None = None,
-        environment: Mapping[str, str] | None = None,
+        runtime_options: Mapping[str, Any] | None = None,
     ):
-        """``environment``: credentials for the runtime's tools (e.g. AWS keys for Terraform)."""
+        """Without ``runtime``, the spec's runtime is built by ``runtime_for`` with
+        ``runtime_options`` (credentials for its tools, an engine client factory)."""
         self.run_dir = run_dir
         self.name = name
         self.dir = run_dir / "targets" / name
         self.dir.mkdir(parents=True, exist_ok=True)
         self.run = read_json(run_dir / "run.json")
         self.spec = RunSpec.parse(**self.run["spec"])
-        self.runtime = runtime or runtime_for(self.spec, environment=environment)
+        self.runtime = runtime or runtime_for(self.spec, run=self.run["run_id"], **(runtime_options or {}))
         self.instance = f"{self.run['run_id']}-{run_dir.name}-{name}"  # unique per comparison
         self.target_type = load_target(name)
         self._dataset: Dataset | None = None

@@ -35,8 +35,11 @@ TOKEN = "TSBENCH_TEST_DOCKER_TOKEN"
 
 
 def static_busybox() -> Path | None:
-    found = os.environ.get("TSBENCH_TEST_BUSYBOX") or shutil.which("busybox")
-    if not found:
+    given = os.environ.get("TSBENCH_TEST_BUSYBOX")
+    if given:  # scripts/install_test_docker_engine.sh names Debian's busybox-static
+        return Path(given)
+    found = shutil.which("busybox")
+    if not found or not shutil.which("file"):
         return None
     described = subprocess.run(["file", "-L", found], capture_output=True, text=True).stdout
     return Path(found) if "statically linked" in described else None
@@ -50,7 +53,7 @@ def client() -> docker.DockerClient:
         client = docker.DockerClient(base_url=ENGINE, version="auto")
         client.ping()
     except docker.errors.DockerException as error:
-        pytest.skip(f"no Docker engine at {ENGINE}: {error}")
+        pytest.fail(f"TSBENCH_TEST_DOCKER_HOST names {ENGINE}, but no Docker engine answers there: {error}")
     try:
         client.images.get(IMAGE)
     except docker.errors.ImageNotFound:

@@ -48,11 +48,13 @@ def _folder_name(run_id: str, when: Any) -> str:
 def _phase(item: dict[str, Any], name: str) -> dict[str, Any]:
     """Run one phase of one branch; on failure record it in the run folder, then fail the task."""
     from tsbench.airflow.connections import runtime_environment
+    from tsbench.airflow.docker_client import docker_client_factory
     from tsbench.runner import TargetPhases
 
     _verbose()
     get_current_context()["tsbench_branch"] = item["label"]  # the map index shown in the UI
-    phases = TargetPhases(Path(item["run_dir"]), item["target"], environment=runtime_environment())
+    options = {"environment": runtime_environment(), "docker_client_factory": docker_client_factory}
+    phases = TargetPhases(Path(item["run_dir"]), item["target"], runtime_options=options)
     try:
         body = phases.run_phase(name)
     except Exception as error:

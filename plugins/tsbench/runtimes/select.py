@@ -6,6 +6,7 @@ Heavy or optional dependencies (the Docker SDK, Terraform) are imported only for
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from tsbench.runtimes.base import Runtime
 from tsbench.spec import RunSpec
@@ -15,8 +16,12 @@ def runtime_for(
     spec: RunSpec,
     log_line: Callable[[str], None] | None = None,
     environment: Mapping[str, str] | None = None,
+    docker_client_factory: Callable[[str | None], Callable[[], Any]] | None = None,
+    run: str | None = None,
 ) -> Runtime:
-    """``environment`` carries credentials for the runtime's tools (e.g. AWS keys for Terraform)."""
+    """``environment`` carries credentials for the runtime's tools (e.g. AWS keys for Terraform);
+    ``docker_client_factory(base_url)`` gives the Docker runtime its engine client (the Airflow glue
+    passes one built on the Docker provider's hook); ``run`` labels what the runtime creates."""
     if spec.runtime == "aws":
         from tsbench.runtimes.aws import AwsRuntime
 
@@ -24,7 +29,8 @@ def runtime_for(
     if spec.runtime == "docker":
         from tsbench.runtimes.docker import DockerRuntime
 
-        return DockerRuntime.from_options(spec.docker)
+        factory = docker_client_factory(spec.docker.base_url) if docker_client_factory else None
+        return DockerRuntime.from_options(spec.docker, client_factory=factory, run=run)
     from tsbench.runtimes.local import LocalRuntime
 
     return LocalRuntime()
