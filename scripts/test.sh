@@ -8,6 +8,7 @@ bash scripts/setup_python.sh
 echo "== servers and tools (installed by the project's scripts; idempotent)"
 bash scripts/install_all.sh            # PostgreSQL 15 + TimescaleDB, QuestDB, InfluxDB, MinIO
 bash scripts/install_report_tools.sh   # Chromium, poppler-utils, fonts (to look at reports)
+bash scripts/install_test_tools.sh     # shellcheck
 bash scripts/install_griddb_client.sh >/dev/null  # GridDB's official Java client (Maven Central) for its target tests
 # A private Docker engine (Debian's docker.io unpacked, own socket; no system service) for the
 # Docker runtime's tests: exports TSBENCH_TEST_DOCKER_HOST and TSBENCH_TEST_BUSYBOX.

@@ -93,7 +93,7 @@ class AwsOptions(BaseModel):
             "data_volume_iops": self.data_volume_iops,
             "data_volume_throughput": self.data_volume_throughput,
             "orchestrator_cidr": list(self.orchestrator_cidr),
-            "client_host_enabled": self.client_host,
+            "client_host": self.client_host,
             "client_instance_type": self.client_instance_type,
             "ssh_public_key": self.ssh_public_key,
         }

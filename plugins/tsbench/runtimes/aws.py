@@ -1,0 +1,204 @@
+"""AWS runtime: one benchmark host per target instance, provisioned with Terraform (``infra/envs/aws``).
+
+``provision`` applies the root module with the run's ``AwsOptions`` (instance type, volumes, who may
+connect) plus the target's install script, ports and per-instance secrets, then waits until the node
+agent answers and the database accepts connections. ``teardown`` runs ``terraform destroy`` whenever
+anything may have been created — also after a failed or interrupted apply — and only then forgets the
+instance. Terraform's output streams line by line into the log (the Airflow task log).
+
+State of one instance, in ``<state root>/aws/<instance>/`` (mode 0700)::
+
+    instance.json   target, stage (applying / applied), Terraform outputs
+    secrets.json    node agent token and database credentials (0600; never logged or published)
+    terraform/      Terraform's working data and local state (unless a backend config is given)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import secrets as tokens
+import shutil
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from tsbench.results.files import write_json_atomic
+from tsbench.runtimes.container_spec import ContainerSpec
+from tsbench.runtimes.local import REPO, state_root
+from tsbench.runtimes.options import AwsOptions
+from tsbench.runtimes.remote import AgentClient, RemoteServer
+from tsbench.runtimes.terraform import Terraform
+from tsbench.targets.base import Target, TargetError
+
+log = logging.getLogger("tsbench.aws")
+ENV_ROOT = REPO / "infra" / "envs" / "aws"
+AGENT_PORT = 9700
+SECRETS_FILE = "secrets.json"
+
+
+def default_container(target_name: str) -> ContainerSpec:
+    """The target's default container spec: its ports and client login are the VM's too."""
+    import importlib
+
+    module = importlib.import_module(f"tsbench.targets.{target_name}.container")
+    return next(iter(module.CONTAINERS.values()))
+
+
+def cloud_name(instance: str) -> str:
+    """The instance name as cloud resources take it (tags, names): lowercase letters, digits and
+    ``-``, at most 48 characters; shortened names keep a hash of the whole so they stay unique."""
+    name = re.sub(r"[^a-z0-9-]+", "-", instance.lower()).strip("-") or "tsbench"
+    if len(name) <= 48:
+        return name
+    digest = hashlib.sha256(instance.encode()).hexdigest()[:8]
+    return f"{name[:39].rstrip('-')}-{digest}"
+
+
+def install_script(target_name: str) -> Path:
+    return REPO / "plugins" / "tsbench" / "targets" / target_name / "cloud_install.sh"
+
+
+class AwsRuntime:
+    """Creates, finds and removes benchmark hosts on AWS (or an AWS-compatible endpoint)."""
+
+    name = "aws"
+
+    def __init__(
+        self,
+        options: AwsOptions,
+        root: Path | None = None,
+        log_line: Callable[[str], None] | None = None,
+        environment: Mapping[str, str] | None = None,
+    ):
+        self.options = options
+        self.root = root or state_root() / "aws"
+        self.log_line = log_line or log.info
+        self.environment = dict(environment or {})  # credentials for Terraform (never logged)
+
+    # -- state -----------------------------------------------------------------------------------
+    def _home(self, instance: str) -> Path:
+        return self.root / instance
+
+    def _state(self, instance: str) -> dict[str, Any] | None:
+        path = self._home(instance) / "instance.json"
+        return json.loads(path.read_text()) if path.is_file() else None
+
+    def _save(self, instance: str, body: dict[str, Any]) -> None:
+        write_json_atomic(self._home(instance) / "instance.json", body)
+
+    def _secrets(self, instance: str, spec: ContainerSpec) -> dict[str, str]:
+        """Per-instance secrets: the orchestrator's values where its environment has them, else new
+        random ones; kept 0600 beside the state so later tasks (and teardown) use the same."""
+        path = self._home(instance) / SECRETS_FILE
+        if path.is_file():
+            return json.loads(path.read_text())
+        values = {name: os.environ.get(name) or tokens.token_urlsafe(24) for name in spec.secret_names()}
+        values["node_agent_token"] = tokens.token_urlsafe(32)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            json.dump(values, handle)
+        return values
+
+    def _terraform(self, instance: str) -> Terraform:
+        backend = Path(self.options.backend_config) if self.options.backend_config else None
+        return Terraform(
+            ENV_ROOT,
+            self._home(instance) / "terraform",
+            log=self.log_line,
+            env=self.environment,
+            backend_config=backend,
+        )
+
+    def _variables(self, instance: str, target_name: str, values: Mapping[str, str]) -> dict[str, Any]:
+        spec = default_container(target_name)
+        password_var = spec.client_secrets.get("password") or spec.client_secrets.get("token")
+        return {
+            **self.options.tf_variables(),
+            "name": cloud_name(instance),
+            "database": target_name,
+            "server_install_script": str(install_script(target_name)),
+            "db_ports": sorted(set(spec.ports.values())),
+            "agent_port": AGENT_PORT,
+            "node_agent_token": values["node_agent_token"],
+            "db_password": values.get(password_var, "") if password_var else "",
+        }
+
+    # -- the Runtime protocol ----------------------------------------------------------------------
+    def provision(self, target_type: type[Target], instance: str) -> RemoteServer:
+        script = install_script(target_type.name)
+        if not script.is_file():
+            raise TargetError(f"{target_type.name}: no cloud install script at {script}")
+        home = self._home(instance)
+        if self._state(instance) is not None:
+            self.teardown(instance)  # a retried provision starts from nothing
+        home.mkdir(parents=True, exist_ok=True)
+        home.chmod(0o700)
+        values = self._secrets(instance, default_container(target_type.name))
+        # Recorded before apply: whatever apply creates, teardown will know to destroy it.
+        self._save(instance, {"target": target_type.name, "stage": "applying"})
+        terraform = self._terraform(instance)
+        terraform.init()
+        outputs = terraform.apply(self._variables(instance, target_type.name, values))
+        self._save(instance, {"target": target_type.name, "stage": "applied", "outputs": outputs})
+        server = self.attach(instance)
+        self.log_line(f"{instance}: waiting for the node agent and the database ports")
+        waited = server.wait_ready()
+        self.log_line(f"{instance}: ready after {waited:.0f} s")
+        return server
+
+    def attach(self, instance: str) -> RemoteServer:
+        state = self._state(instance)
+        if state is None or state.get("stage") != "applied":
+            raise TargetError(f"no provisioned AWS instance {instance!r} under {self.root}")
+        values = json.loads((self._home(instance) / SECRETS_FILE).read_text())
+        spec = default_container(state["target"])
+        outputs = state["outputs"]
+        host = outputs["benchmark_host"]
+        address = host.get("public_ip") or host["private_ip"]
+        agent = AgentClient(
+            outputs.get("agent_url") or f"http://{address}:{AGENT_PORT}", values["node_agent_token"]
+        )
+        placement = {
+            "provider": "aws",
+            "region": outputs.get("region", self.options.region),
+            "benchmark_host": host,
+            "client_host": outputs.get("client_host"),
+            "results_bucket": outputs.get("results_bucket"),
+            "image_or_package": spec.image,
+        }
+        return RemoteServer(
+            instance,
+            spec.endpoint(address, spec.ports, values),
+            agent,
+            placement,
+            self.options.ready_timeout_s,
+        )
+
+    def teardown(self, instance: str) -> None:
+        """``terraform destroy`` when anything may exist, then forget the instance. Raises
+        TargetError when destroy fails: resources would be left running (and billed)."""
+        state = self._state(instance)
+        home = self._home(instance)
+        if state is None:
+            shutil.rmtree(home, ignore_errors=True)
+            return
+        values = json.loads((home / SECRETS_FILE).read_text()) if (home / SECRETS_FILE).is_file() else {}
+        values.setdefault("node_agent_token", "")
+        terraform = self._terraform(instance)
+        try:
+            terraform.init()
+            terraform.destroy(self._variables(instance, state["target"], values))
+            left = terraform.resources()
+        except Exception as error:
+            raise TargetError(
+                f"{instance}: terraform destroy failed ({error}); resources tagged "
+                f"tsbench:run={cloud_name(instance)} may still exist — state kept in {home}, "
+                "run the teardown again or destroy by hand"
+            ) from error
+        if left:
+            raise TargetError(f"{instance}: still in Terraform state after destroy: {', '.join(left)}")
+        shutil.rmtree(home, ignore_errors=True)

@@ -1,0 +1,74 @@
+"""The shell scripts a cloud VM runs: each target's ``cloud_install.sh`` and the benchmark host's
+first-boot script. They need root, systemd and the internet on a fresh Debian 12 VM, so here they are
+checked statically: ``bash -n``, shellcheck, and the contract every install script promises
+(strict mode, DATA_DIR, the ``tsbench-db.service`` unit, a pinned version)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+TARGETS = REPO / "plugins" / "tsbench" / "targets"
+INSTALL_SCRIPTS = sorted(TARGETS.glob("*/cloud_install.sh"))
+BOOTSTRAP = REPO / "infra" / "modules" / "benchmark_host" / "files" / "bootstrap.sh"
+SCRIPTS = [*INSTALL_SCRIPTS, BOOTSTRAP]
+# A pinned version, e.g. QUESTDB_VERSION=9.3.4, PG_MAJOR=15 or X_VERSION="${X_VERSION:-8.0.20}".
+PIN = re.compile(r'^[A-Z_]*(VERSION|MAJOR)="?(\$\{[A-Z_]+:-)?[0-9]+(\.[0-9]+)*\b', re.MULTILINE)
+
+
+def script_id(path: Path) -> str:
+    return str(path.relative_to(REPO))
+
+
+def test_the_four_targets_have_a_cloud_install_script() -> None:
+    assert {path.parent.name for path in INSTALL_SCRIPTS} >= {
+        "questdb",
+        "postgres",
+        "timescaledb",
+        "influxdb",
+    }
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=script_id)
+def test_script_parses(script: Path) -> None:
+    result = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.skipif(
+    shutil.which("shellcheck") is None, reason="shellcheck not installed (apt-get install shellcheck)"
+)
+@pytest.mark.parametrize("script", SCRIPTS, ids=script_id)
+def test_shellcheck_finds_nothing(script: Path) -> None:
+    result = subprocess.run(
+        ["shellcheck", "--shell=bash", "--severity=style", str(script)], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("script", INSTALL_SCRIPTS, ids=script_id)
+def test_install_script_contract(script: Path) -> None:
+    text = script.read_text()
+    assert text.startswith("#!/usr/bin/env bash\n")
+    assert re.search(r"^set -E?euo pipefail$", text, re.MULTILINE), "strict mode"
+    assert "DATA_DIR" in text and "DB_PASSWORD" in text
+    assert "/etc/systemd/system/tsbench-db.service" in text
+    assert re.search(r"systemctl enable\b.*(tsbench-db|\$UNIT|\$\{UNIT)", text), "the unit is enabled"
+    assert "WantedBy=multi-user.target" in text
+    assert PIN.search(text), "the server version is pinned in the script"
+    assert not re.search(r"^\s*set -[a-zA-Z]*x", text, re.MULTILINE), "set -x would echo DB_PASSWORD"
+
+
+def test_bootstrap_finds_the_volume_by_its_id_and_starts_the_agent_as_specified() -> None:
+    text = BOOTSTRAP.read_text()
+    assert "nvme-Amazon_Elastic_Block_Store_" in text and "lsblk" in text
+    assert (
+        "python3 /opt/tsbench/node_agent.py --port $TSBENCH_AGENT_PORT --token-file /etc/tsbench/agent.token"
+        " --unit tsbench-db.service --data-dir $TSBENCH_DB_DIR"
+    ) in text
+    assert "tsbench-node-agent.service" in text
