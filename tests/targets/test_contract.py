@@ -34,7 +34,15 @@ def test_registry_finds_the_local_targets() -> None:
 @pytest.mark.parametrize("name", target_names())
 def test_folder_has_the_same_parts(name: str) -> None:
     folder = TARGETS / name
-    for part in ("__init__.py", "target.py", "server.py", "dialect.py", "README.md"):
+    for part in (
+        "__init__.py",
+        "target.py",
+        "server.py",  # local process
+        "container.py",  # pinned official images (runtime docker; ports and login for runtime aws)
+        "cloud_install.sh",  # the cloud host's install (runtime aws)
+        "dialect.py",
+        "README.md",
+    ):
         assert (folder / part).is_file(), f"targets/{name}/{part} is missing"
     readme = (folder / "README.md").read_text().lower()
     assert "version" in readme and "schema" in readme
