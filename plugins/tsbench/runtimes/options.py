@@ -7,6 +7,8 @@ volume sizes are GiB, IOPS per volume, throughput MiB/s, timeouts seconds.
 from __future__ import annotations
 
 import ipaddress
+import os
+import shutil
 from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -76,10 +78,18 @@ class AwsOptions(BaseModel):
         return self
 
     def problems_for_a_run(self) -> list[tuple[str, str]]:
-        """What must be set before a run can provision (defaults suit the form, not a run)."""
+        """What must be set, and be there, before a run can provision (defaults suit the form, not
+        a run): the orchestrator's address block, the Terraform binary, a readable backend config."""
+        problems = []
         if not self.orchestrator_cidr:
-            return [("aws.orchestrator_cidr", "name the orchestrator's address block, e.g. 203.0.113.7/32")]
-        return []
+            problems.append(
+                ("aws.orchestrator_cidr", "name the orchestrator's address block, e.g. 203.0.113.7/32")
+            )
+        if shutil.which("terraform") is None:
+            problems.append(("runtime", "runtime aws runs Terraform, and no terraform is on PATH"))
+        if self.backend_config and not os.path.isfile(self.backend_config):
+            problems.append(("aws.backend_config", f"no file {self.backend_config}"))
+        return problems
 
     def tf_variables(self) -> dict[str, Any]:
         """Terraform variables of ``infra/envs/aws`` (secrets and per-target values are added by the

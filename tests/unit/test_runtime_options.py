@@ -1,0 +1,98 @@
+"""Runtime options in RunSpec: bad cloud settings are refused before any work, with field names;
+the options map onto variables the Terraform root module really declares."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tsbench.runtimes.aws import cloud_name
+from tsbench.spec import RunSpec, SpecError
+
+ROOT = Path(__file__).resolve().parents[2]
+BASE = {"targets": ["questdb"], "scale": 10, "end": "2016-01-02T00:00:00Z"}
+AWS = {"orchestrator_cidr": ["203.0.113.7/32"]}
+
+
+def problems(**values) -> dict[str, str]:
+    with pytest.raises(SpecError) as caught:
+        RunSpec.parse(**{**BASE, **values})
+    return dict(caught.value.problems)
+
+
+def test_aws_needs_the_orchestrator_address() -> None:
+    assert "aws.orchestrator_cidr" in problems(runtime="aws")
+    assert RunSpec.parse(**BASE, runtime="local").aws.orchestrator_cidr == []  # only aws runs need it
+
+
+@pytest.mark.parametrize(
+    ("aws", "field", "words"),
+    [
+        ({"orchestrator_cidr": ["0.0.0.0/0"]}, "aws.orchestrator_cidr", "whole internet"),
+        ({"orchestrator_cidr": ["10.0.0.300/32"]}, "aws.orchestrator_cidr", "not a CIDR"),
+        ({**AWS, "data_volume_type": "io1"}, "data_volume_iops", "need provisioned IOPS"),
+        ({**AWS, "data_volume_type": "gp2", "data_volume_iops": 4000}, "data_volume_iops", "no provisioned"),
+        ({**AWS, "data_volume_type": "gp3", "data_volume_iops": 100}, "data_volume_iops", "3000"),
+        (
+            {**AWS, "data_volume_type": "io1", "data_volume_iops": 1000, "data_volume_throughput": 300},
+            "data_volume_throughput",
+            "only gp3",
+        ),
+        ({**AWS, "instance_type": "m5 large"}, "aws.instance_type", "pattern"),
+        ({**AWS, "region": "moon-1"}, "aws.region", "pattern"),
+        ({**AWS, "ami_id": "debian"}, "aws.ami_id", "pattern"),
+        ({**AWS, "backend_config": "/nonexistent/backend.hcl"}, "aws.backend_config", "no file"),
+        ({**AWS, "surprise": 1}, "aws.surprise", "Extra inputs"),
+    ],
+)
+def test_bad_aws_options_are_named(aws: dict, field: str, words: str) -> None:
+    found = problems(runtime="aws", aws=aws)
+    text = " ".join(f"{k}: {v}" for k, v in found.items())
+    assert field in text and words in text, found
+
+
+def test_aws_without_terraform_is_refused_up_front(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert "terraform" in problems(runtime="aws", aws=AWS)["runtime"]
+
+
+def test_docker_flavours_must_exist() -> None:
+    assert "docker.flavours.influxdb" in problems(
+        targets=["influxdb"], docker={"flavours": {"influxdb": "9"}}
+    )
+    assert "docker.flavours.postgres" in problems(docker={"flavours": {"postgres": "15"}})  # not a target
+    spec = RunSpec.parse(
+        **{**BASE, "targets": ["influxdb"]}, runtime="docker", docker={"flavours": {"influxdb": "2.7"}}
+    )
+    assert spec.docker.flavours == {"influxdb": "2.7"}
+
+
+def test_every_terraform_variable_the_runtime_sets_is_declared() -> None:
+    declared = set(
+        re.findall(r'^variable "([a-z_]+)"', (ROOT / "infra/envs/aws/variables.tf").read_text(), re.M)
+    )
+    spec = RunSpec.parse(
+        **BASE, runtime="aws", aws={**AWS, "ami_id": "ami-0123456789abcdef0", "endpoint_url": "http://x"}
+    )
+    from tsbench.runtimes.aws import AwsRuntime
+
+    sent = AwsRuntime(spec.aws)._variables(
+        "run-1-scale-10-questdb", "questdb", {"node_agent_token": "t" * 20}
+    )
+    assert set(sent) <= declared, set(sent) - declared
+
+
+@pytest.mark.parametrize(
+    "instance",
+    [
+        "20261122T143401Z-abc123-scale-10-questdb",
+        "20261122T143401Z-abc123-scale-100000-mongodb_naive" * 2,
+        "X",
+    ],
+)
+def test_cloud_names_fit_the_modules_rule(instance: str) -> None:
+    name = cloud_name(instance)
+    assert re.fullmatch(r"[a-z0-9][a-z0-9-]{0,47}", name)
+    assert cloud_name(instance + "x") != name or len(instance) < 40
