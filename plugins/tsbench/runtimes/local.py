@@ -143,6 +143,19 @@ class ServerRecipe(ABC):
         return ""
 
 
+def _kill_recorded_process(state: Path) -> None:
+    """SIGTERM, then SIGKILL, the process group of the pid an ``instance.json`` records."""
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError, psutil.Error):
+        pid = int(json.loads(state.read_text())["pid"])
+        proc = psutil.Process(pid)
+        os.killpg(pid, signal.SIGTERM)
+        try:
+            proc.wait(30)
+        except psutil.TimeoutExpired:
+            os.killpg(pid, signal.SIGKILL)
+            proc.wait(10)
+
+
 def _recipes() -> dict[str, type[ServerRecipe]]:
     from tsbench.targets.registry import load_target, target_names
 
@@ -356,10 +369,12 @@ class LocalRuntime:
         home = self.root / instance
         outside: list[Path] = []
         if (home / "instance.json").is_file():
-            with contextlib.suppress(TargetError, KeyError):
+            try:
                 server = self.attach(instance)
                 outside = server.recipe.outside_dirs()
                 server.stop()
+            except (TargetError, KeyError, ValueError):  # unknown recipe, damaged state: end it anyway
+                _kill_recorded_process(home / "instance.json")
         if remove:
             for folder in [home, *outside]:
                 shutil.rmtree(folder, ignore_errors=True)
