@@ -71,6 +71,7 @@ def test_aws_run_failing_midway_is_destroyed_and_reported(
     target_dir = folder / "scale-10" / "targets" / "questdb"
     error = read_json(target_dir / "error.json")
     assert error["failed_phase"] == "provision" and "not ready" in error["error"]
+    assert "benchmark host i-" in error["error"] and "m5.large" in error["error"]  # which host
     assert (target_dir / "teardown.json").is_file(), "teardown did not run"
 
     logged = "\n".join(record.getMessage() for record in caplog.records)

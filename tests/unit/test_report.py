@@ -1010,3 +1010,22 @@ def test_a_comparison_folder_gives_one_report_over_every_scale(tmp_path: Path) -
     single = read_inputs(folder / "scale-1000")
     assert len(single) == 1 and single[0][1] is not None and single[0][1]["success"]
     assert "Validation passed" in render_document(single)
+
+
+def test_placement_rows_flatten_runtime_facts() -> None:
+    from tsbench.report.model import placement_rows
+
+    rows = placement_rows(
+        {
+            "provider": "aws",
+            "benchmark_host": {"instance_type": "m5.2xlarge", "data_volume": {"type": "gp3", "iops": None}},
+            "host": {"cpus": 8, "block_devices": {"x": 1}},
+            "client_host": None,
+        }
+    )
+    assert rows == [
+        ("provider", "aws"),
+        ("benchmark_host.instance_type", "m5.2xlarge"),
+        ("benchmark_host.data_volume.type", "gp3"),
+        ("host.cpus", "8"),
+    ]

@@ -146,8 +146,14 @@ class AwsRuntime:
         self._save(instance, {"target": target_type.name, "stage": "applied", "outputs": outputs})
         server = self.attach(instance)
         self.log_line(f"{instance}: waiting for the node agent and the database ports")
-        waited = server.wait_ready()
-        self.log_line(f"{instance}: ready after {waited:.0f} s")
+        host = outputs["benchmark_host"]
+        address = host.get("public_ip") or host.get("private_ip")
+        facts = f"{host.get('instance_id')} {host.get('instance_type')} at {address}"
+        try:
+            waited = server.wait_ready()
+        except TargetError as error:  # the error (and so the report) says which host never came up
+            raise TargetError(f"benchmark host {facts}: {error}") from None
+        self.log_line(f"{instance}: {facts} ready after {waited:.0f} s")
         return server
 
     def attach(self, instance: str) -> RemoteServer:
