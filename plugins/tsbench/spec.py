@@ -284,10 +284,6 @@ class RunSpec(QuerySetSpec):
 
 def container_flavours(target: str) -> list[str]:
     """Container flavours a target offers (``targets/<name>/container.py``), default first."""
-    import importlib
+    from tsbench.runtimes.container_spec import target_containers
 
-    try:
-        module = importlib.import_module(f"tsbench.targets.{target}.container")
-    except ModuleNotFoundError:
-        return []
-    return list(module.CONTAINERS)
+    return list(target_containers(target))

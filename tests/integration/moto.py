@@ -10,7 +10,6 @@ unknown type fails an apply midway. Credentials are moto's fake ones; nothing re
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -21,6 +20,8 @@ from typing import Any
 import boto3
 import pytest
 
+from tsbench.runtimes.local import free_port, port_open
+
 REGION = "us-east-1"
 FAKE_CREDENTIALS = {
     "AWS_ACCESS_KEY_ID": "testing",
@@ -30,16 +31,10 @@ FAKE_CREDENTIALS = {
 }
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def moto_url() -> Iterator[str]:
     """A moto server on a free loopback port for the module; stopped afterwards."""
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "MOTO_EC2_ENABLE_INSTANCE_TYPE_VALIDATION": "true"}
     process = subprocess.Popen(
         [str(Path(sys.executable).with_name("moto_server")), "-H", "127.0.0.1", "-p", str(port)],
@@ -50,9 +45,8 @@ def moto_url() -> Iterator[str]:
     try:
         deadline = time.monotonic() + 30
         while True:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    break
+            if port_open(port):
+                break
             if process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("moto_server did not start")
             time.sleep(0.1)

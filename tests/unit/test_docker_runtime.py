@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from docker.types import Ulimit
 
-from tsbench.runtimes.container_spec import ContainerSpec, HealthCheck, pick_container
-from tsbench.runtimes.docker import DockerRuntime, engine_address, redact, write_private_json
+from tsbench.results.files import write_private_json
+from tsbench.runtimes.container_spec import ContainerSpec, HealthCheck, pick_container, secret_values
+from tsbench.runtimes.docker import DockerRuntime, engine_address, redact
 from tsbench.runtimes.docker_arguments import (
     LABEL_INSTANCE,
     config_text,
@@ -25,7 +26,6 @@ from tsbench.runtimes.docker_arguments import (
     labels,
     resource_name,
     run_arguments,
-    secret_values,
     spec_from_json,
     spec_to_json,
     volume_names,

@@ -53,7 +53,7 @@ def _phase(item: dict[str, Any], name: str) -> dict[str, Any]:
 
     _verbose()
     get_current_context()["tsbench_branch"] = item["label"]  # the map index shown in the UI
-    options = {"environment": runtime_environment(), "docker_client_factory": docker_client_factory}
+    options = {"environment": runtime_environment, "docker_client_factory": docker_client_factory}
     phases = TargetPhases(Path(item["run_dir"]), item["target"], runtime_options=options)
     try:
         body = phases.run_phase(name)

@@ -28,8 +28,13 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes, mode: int = 0o
     return final
 
 
-def write_json_atomic(path: str | os.PathLike[str], body: Any) -> Path:
-    return write_bytes_atomic(path, (json.dumps(body, indent=2, default=str) + "\n").encode())
+def write_json_atomic(path: str | os.PathLike[str], body: Any, mode: int = 0o644) -> Path:
+    return write_bytes_atomic(path, (json.dumps(body, indent=2, default=str) + "\n").encode(), mode)
+
+
+def write_private_json(path: str | os.PathLike[str], body: Any) -> Path:
+    """Atomic JSON readable by the owner only (0600 from creation on: mkstemp's mode, kept)."""
+    return write_json_atomic(path, body, mode=0o600)
 
 
 def read_json(path: str | os.PathLike[str]) -> Any:

@@ -26,8 +26,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from tsbench.results.files import write_json_atomic
-from tsbench.runtimes.container_spec import ContainerSpec
+from tsbench.results.files import write_json_atomic, write_private_json
+from tsbench.runtimes.container_spec import ContainerSpec, pick_container, secret_values
 from tsbench.runtimes.local import REPO, state_root
 from tsbench.runtimes.options import AwsOptions
 from tsbench.runtimes.remote import AgentClient, RemoteServer
@@ -42,10 +42,7 @@ SECRETS_FILE = "secrets.json"
 
 def default_container(target_name: str) -> ContainerSpec:
     """The target's default container spec: its ports and client login are the VM's too."""
-    import importlib
-
-    module = importlib.import_module(f"tsbench.targets.{target_name}.container")
-    return next(iter(module.CONTAINERS.values()))
+    return pick_container(target_name)[1]
 
 
 def cloud_name(instance: str) -> str:
@@ -96,11 +93,9 @@ class AwsRuntime:
         path = self._home(instance) / SECRETS_FILE
         if path.is_file():
             return json.loads(path.read_text())
-        values = {name: os.environ.get(name) or tokens.token_urlsafe(24) for name in spec.secret_names()}
+        values, _ = secret_values(spec, os.environ.get)
         values["node_agent_token"] = tokens.token_urlsafe(32)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as handle:
-            json.dump(values, handle)
+        write_private_json(path, values)
         return values
 
     def _terraform(self, instance: str) -> Terraform:
@@ -140,9 +135,8 @@ class AwsRuntime:
         values = self._secrets(instance, default_container(target_type.name))
         # Recorded before apply: whatever apply creates, teardown will know to destroy it.
         self._save(instance, {"target": target_type.name, "stage": "applying"})
-        terraform = self._terraform(instance)
-        terraform.init()
-        outputs = terraform.apply(self._variables(instance, target_type.name, values))
+        variables = self._variables(instance, target_type.name, values)
+        outputs = self._terraform(instance).apply(variables)  # apply runs init itself
         self._save(instance, {"target": target_type.name, "stage": "applied", "outputs": outputs})
         server = self.attach(instance)
         self.log_line(f"{instance}: waiting for the node agent and the database ports")
@@ -196,8 +190,7 @@ class AwsRuntime:
         values.setdefault("node_agent_token", "")
         terraform = self._terraform(instance)
         try:
-            terraform.init()
-            terraform.destroy(self._variables(instance, state["target"], values))
+            terraform.destroy(self._variables(instance, state["target"], values))  # runs init itself
             left = terraform.resources()
         except Exception as error:
             raise TargetError(

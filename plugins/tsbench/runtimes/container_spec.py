@@ -11,7 +11,8 @@ how clients log in (``client_*``), so one file describes a target's server outsi
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+import secrets
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from tsbench.targets.base import Endpoint
@@ -103,6 +104,30 @@ class ContainerSpec:
             if re.search(r"PASS|TOKEN|SECRET|KEY", key) and value:
                 found.append(f"environment {key} looks like a secret: use secret_env")
         return found
+
+
+def new_secret() -> str:
+    """A per-instance password/token: 32 URL-safe characters (long enough for every image's rules)."""
+    return secrets.token_urlsafe(24)
+
+
+def secret_values(
+    spec: ContainerSpec,
+    source: Callable[[str], str | None],
+    generate: Callable[[], str] = new_secret,
+) -> tuple[dict[str, str], set[str]]:
+    """Values of the orchestrator variables the spec names (``secret_names``): from ``source`` (the
+    environment, Airflow), else generated. Returns ``(values, names that were generated)``."""
+    values: dict[str, str] = {}
+    generated: set[str] = set()
+    for name in sorted(spec.secret_names()):
+        given = source(name)
+        if given:
+            values[name] = given
+        else:
+            values[name] = generate()
+            generated.add(name)
+    return values, generated
 
 
 def target_containers(target: str) -> Mapping[str, ContainerSpec]:

@@ -43,7 +43,8 @@ import pyarrow as pa
 import requests
 from docker.errors import NotFound  # a container or volume that is gone already: fine at teardown
 
-from tsbench.runtimes.container_spec import ContainerSpec, pick_container
+from tsbench.results.files import write_private_json
+from tsbench.runtimes.container_spec import ContainerSpec, pick_container, secret_values
 from tsbench.runtimes.docker_arguments import (
     LABEL_INSTANCE,
     config_text,
@@ -52,7 +53,6 @@ from tsbench.runtimes.docker_arguments import (
     health_deadline_s,
     labels,
     run_arguments,
-    secret_values,
     spec_from_json,
     spec_to_json,
     volume_names,
@@ -136,15 +136,6 @@ def shares_our_kernel(client: docker.DockerClient) -> tuple[bool, str]:
             f"the engine runs on kernel {info.get('KernelVersion')}, this process on {platform.release()}",
         )
     return True, ""
-
-
-def write_private_json(path: Path, body: Mapping[str, Any]) -> None:
-    """Write JSON readable by the owner only (0600 from creation on)."""
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        json.dump(body, handle, indent=2)
-    os.replace(tmp, path)
 
 
 def redact(text: str, values: Mapping[str, str]) -> str:

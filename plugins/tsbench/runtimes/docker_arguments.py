@@ -10,9 +10,8 @@ from __future__ import annotations
 import dataclasses
 import io
 import re
-import secrets
 import tarfile
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from docker.types import Ulimit
@@ -68,30 +67,6 @@ def healthcheck_arguments(check: HealthCheck) -> dict[str, Any]:
 def health_deadline_s(check: HealthCheck) -> float:
     """How long a server may take to become healthy before the engine would call it unhealthy."""
     return check.start_period_s + check.retries * (check.interval_s + check.timeout_s)
-
-
-def new_secret() -> str:
-    """A per-instance password/token: 32 URL-safe characters (long enough for every image's rules)."""
-    return secrets.token_urlsafe(24)
-
-
-def secret_values(
-    spec: ContainerSpec,
-    source: Callable[[str], str | None],
-    generate: Callable[[], str] = new_secret,
-) -> tuple[dict[str, str], set[str]]:
-    """Values of the orchestrator variables the spec names (``secret_names``): from ``source`` (the
-    environment, Airflow), else generated. Returns ``(values, names that were generated)``."""
-    values: dict[str, str] = {}
-    generated: set[str] = set()
-    for name in sorted(spec.secret_names()):
-        given = source(name)
-        if given:
-            values[name] = given
-        else:
-            values[name] = generate()
-            generated.add(name)
-    return values, generated
 
 
 def container_environment(spec: ContainerSpec, values: Mapping[str, str]) -> dict[str, str]:

@@ -45,9 +45,9 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def port_open(port: int, host: str = "127.0.0.1") -> bool:
+def port_open(port: int, host: str = "127.0.0.1", timeout_s: float = 0.2) -> bool:
     with socket.socket() as probe:
-        probe.settimeout(0.2)
+        probe.settimeout(timeout_s)
         return probe.connect_ex((host, port)) == 0
 
 

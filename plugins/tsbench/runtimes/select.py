@@ -15,17 +15,18 @@ from tsbench.spec import RunSpec
 def runtime_for(
     spec: RunSpec,
     log_line: Callable[[str], None] | None = None,
-    environment: Mapping[str, str] | None = None,
+    environment: Callable[[], Mapping[str, str]] | None = None,
     docker_client_factory: Callable[[str | None], Callable[[], Any]] | None = None,
     run: str | None = None,
 ) -> Runtime:
-    """``environment`` carries credentials for the runtime's tools (e.g. AWS keys for Terraform);
+    """``environment()`` gives credentials for the runtime's tools (e.g. AWS keys for Terraform), looked
+    up only by a runtime that runs such tools;
     ``docker_client_factory(base_url)`` gives the Docker runtime its engine client (the Airflow glue
     passes one built on the Docker provider's hook); ``run`` labels what the runtime creates."""
     if spec.runtime == "aws":
         from tsbench.runtimes.aws import AwsRuntime
 
-        return AwsRuntime(spec.aws, log_line=log_line, environment=environment)
+        return AwsRuntime(spec.aws, log_line=log_line, environment=environment() if environment else None)
     if spec.runtime == "docker":
         from tsbench.runtimes.docker import DockerRuntime
 
