@@ -3,9 +3,12 @@ DAG and the command line.
 
 Where things go: runs under ``$TSBENCH_RESULTS`` (default ``reports/out/runs``), with the run
 index ``index.json`` there; the local publication is ``reports/out/index.html`` (every run, newest
-first) and ``reports/out/latest/`` (the newest run whose validation passed). S3 publication happens
-when a bucket is configured (``TSBENCH_S3_BUCKET``, ``TSBENCH_S3_PREFIX``; endpoint, region and
-credentials from the standard AWS environment, or from the Airflow connection ``tsbench_s3``).
+first, and what each latest folder holds) and ``reports/out/<latest folder>/`` (the last run
+published under that folder whose validation passed: ``latest/`` for the nightly, e.g.
+``latest-tsbench_comparison/`` for on-demand runs, so one never replaces the other). S3
+publication happens when a bucket is configured (``TSBENCH_S3_BUCKET``, ``TSBENCH_S3_PREFIX``;
+endpoint, region and credentials from the standard AWS environment, or from the Airflow connection
+``tsbench_s3``).
 """
 
 from __future__ import annotations
@@ -113,38 +116,38 @@ def render_run_report(folder: Path) -> str:
     return str(files.html)
 
 
-def _publish_locally(folder: Path) -> dict[str, Any]:
-    """``latest/`` (only when validation passed; swapped in atomically) and ``index.html``."""
-    from tsbench.results.publish import render_index_html
+def _replace_latest(root: Path, folder: Path, latest_folder: str) -> None:
+    """``root/<latest_folder>`` becomes a copy of the run's report files, comparison.json,
+    validation.json and ``RUN`` (its name), swapped in by renames: never half-written."""
+    staging = root / f".{latest_folder}-{uuid.uuid4().hex[:8]}"
+    shutil.copytree(folder / "report", staging)
+    for name in ("comparison.json", "validation.json"):
+        shutil.copy2(folder / name, staging / name)
+    (staging / "RUN").write_text(folder.name + "\n")
+    latest, old = root / latest_folder, root / f".{latest_folder}-old-{uuid.uuid4().hex[:8]}"
+    if latest.exists():
+        latest.rename(old)
+    staging.rename(latest)
+    shutil.rmtree(old, ignore_errors=True)
 
+
+def _publish_locally(folder: Path, latest_folder: str = "latest") -> dict[str, Any]:
+    """``<latest_folder>/`` replaced when validation passed (the other latest folders are left
+    alone) and ``index.html`` rewritten: every run, and what each latest folder holds."""
+    from tsbench.results.publish import check_latest_folder, local_latest, render_index_html, run_links
+
+    check_latest_folder(latest_folder)
     root = publish_root()
     validation = folder / "validation.json"
     passed = validation.is_file() and read_json(validation).get("success") is True
-    latest = root / "latest"
     if passed:
-        staging = root / f".latest-{uuid.uuid4().hex[:8]}"
-        shutil.copytree(folder / "report", staging)
-        for name in ("comparison.json", "validation.json"):
-            shutil.copy2(folder / name, staging / name)
-        (staging / "RUN").write_text(folder.name + "\n")
-        old = root / f".latest-old-{uuid.uuid4().hex[:8]}"
-        if latest.exists():
-            latest.rename(old)
-        staging.rename(latest)
-        shutil.rmtree(old, ignore_errors=True)
+        _replace_latest(root, folder, latest_folder)
     runs = store().index()
     relative = os.path.relpath(results_root(), root)
     for run in runs:
-        base = f"{relative}/{run['run_id']}/"
-        run["links"] = {
-            "report_html": base + "report/report.html",
-            "report_pdf": base + "report/report.pdf",
-            "result": base + "comparison.json",
-            "validation": base + "validation.json",
-        }
-    newest_passed = next((r for r in runs if r.get("verdict") == "passed"), None)
-    write_bytes_atomic(root / "index.html", render_index_html(runs, newest_passed).encode())
-    return {"latest_replaced": passed, "index": str(root / "index.html")}
+        run["links"] = run_links(f"{relative}/{run['run_id']}/", run)
+    write_bytes_atomic(root / "index.html", render_index_html(runs, local_latest(root)).encode())
+    return {"latest_folder": latest_folder, "latest_replaced": passed, "index": str(root / "index.html")}
 
 
 def s3_settings() -> dict[str, Any] | None:
@@ -161,16 +164,22 @@ def s3_settings() -> dict[str, Any] | None:
 
 
 @_timed("publish")
-def publish_run(folder: Path, s3: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Local publication always; S3 when ``s3`` (or the environment) names a bucket."""
+def publish_run(
+    folder: Path, s3: dict[str, Any] | None = None, latest_folder: str = "latest"
+) -> dict[str, Any]:
+    """Local publication always; S3 when ``s3`` (or the environment) names a bucket. A passing run
+    replaces only ``latest_folder`` (locally and on S3): ``latest`` is the nightly's, ad-hoc runs
+    use their own (e.g. ``latest-tsbench_comparison``). ValueError, before anything is published,
+    when ``latest_folder`` is not one path component starting with ``latest``."""
     from tsbench.results import publish
 
-    outcome: dict[str, Any] = {"local": _publish_locally(folder)}
+    publish.check_latest_folder(latest_folder)
+    outcome: dict[str, Any] = {"local": _publish_locally(folder, latest_folder)}
     settings = s3 if s3 is not None else s3_settings()
     if settings:
         settings = dict(settings)
         bucket, prefix = settings.pop("bucket"), settings.pop("prefix", "")
-        done = publish.publish_run(folder, bucket, prefix, **settings)
+        done = publish.publish_run(folder, bucket, prefix, latest_folder=latest_folder, **settings)
         outcome["s3"] = {"bucket": bucket, "prefix": prefix, **{k: v for k, v in done.items() if k != "keys"}}
         log.info("published to s3://%s/%s", bucket, prefix)
     else:

@@ -130,7 +130,7 @@ def test_publish_a_passing_run(minio_server: MinioServer, tmp_path: Path) -> Non
         body, _ = get(s3, bucket, f"bench/nightly/{link}")
         assert body
     index = json.loads(get(s3, bucket, "bench/nightly/index.json")[0])
-    assert index["latest"]["run_id"] == "20261101T000000Z-pass01"
+    assert index["latest"]["latest"]["run_id"] == "20261101T000000Z-pass01"
     assert [r["run_id"] for r in index["runs"]] == ["20261101T000000Z-pass01"]
     assert index["runs"][0]["load_rows_per_s"] == {"questdb": 1_250_000.0, "postgres": 310_000.0}
 
@@ -162,7 +162,7 @@ def test_failed_run_is_listed_as_failed_and_keeps_latest(minio_server: MinioServ
         ("20261102T000000Z-bad001", "failed"),
         ("20261101T000000Z-good01", "passed"),
     ]
-    assert index["latest"]["run_id"] == "20261101T000000Z-good01"
+    assert index["latest"]["latest"]["run_id"] == "20261101T000000Z-good01"
 
     # a newer passing run replaces latest; re-publishing the older one does not move it back
     newer = make_run(tmp_path, "20261103T000000Z-good02", "2026-11-03T00:00:00Z")
@@ -186,6 +186,49 @@ def test_failed_run_is_listed_as_failed_and_keeps_latest(minio_server: MinioServ
     latest = json.loads(get(s3, bucket, "bench/latest/result.json")[0])
     assert latest["run_id"] == "20261101T000000Z-good01"
     assert get(s3, bucket, "bench/latest/report.html")[0].find(b"Run 20261101T000000Z-good01") > 0
+
+
+def test_each_latest_folder_mirrors_its_own_runs(minio_server: MinioServer, tmp_path: Path) -> None:
+    """A run replaces only the latest folder it was published under, also after an index rebuild."""
+    s3, bucket = minio_server.client(), minio_server.new_bucket()
+    nightly = make_run(tmp_path, "20261101T023000Z-night1", "2026-11-01T02:30:00Z")
+    adhoc = make_run(tmp_path, "20261101T150000Z-adhoc1", "2026-11-01T15:00:00Z")
+    assert publish(minio_server, nightly, bucket)["latest"] == nightly.name
+    outcome = publish(minio_server, adhoc, bucket, latest_folder="latest-tsbench_comparison")
+    assert outcome["latest"] == adhoc.name and outcome["latest_folder"] == "latest-tsbench_comparison"
+
+    def holder(folder: str) -> str:
+        return json.loads(get(s3, bucket, f"bench/{folder}/result.json")[0])["run_id"]
+
+    assert holder("latest") == nightly.name and holder("latest-tsbench_comparison") == adhoc.name
+    index = json.loads(get(s3, bucket, "bench/index.json")[0])
+    assert {folder: entry["run_id"] for folder, entry in index["latest"].items()} == {
+        "latest": nightly.name,
+        "latest-tsbench_comparison": adhoc.name,
+    }
+    text = get(s3, bucket, "bench/index.html")[0].decode()
+    links = [unquote(h) for h in re.findall(r'href="([^"]+)"', text)]
+    assert {"latest/report.html", "latest-tsbench_comparison/report.html"} <= set(links)
+    for link in links:
+        assert get(s3, bucket, f"bench/{link}")[0]
+
+    # a newer ad-hoc run after an index rebuild: the rebuilt index still knows each run's folder
+    s3.delete_object(Bucket=bucket, Key="bench/index.json")
+    newer = make_run(tmp_path, "20261102T150000Z-adhoc2", "2026-11-02T15:00:00Z")
+    publish(minio_server, newer, bucket, latest_folder="latest-tsbench_comparison")
+    assert holder("latest") == nightly.name and holder("latest-tsbench_comparison") == newer.name
+    index = json.loads(get(s3, bucket, "bench/index.json")[0])
+    assert [(r["run_id"], r["latest_folder"]) for r in index["runs"]] == [
+        (newer.name, "latest-tsbench_comparison"),
+        (adhoc.name, "latest-tsbench_comparison"),
+        (nightly.name, "latest"),
+    ]
+    assert {folder: entry["run_id"] for folder, entry in index["latest"].items()} == {
+        "latest": nightly.name,
+        "latest-tsbench_comparison": newer.name,
+    }
+    with pytest.raises(ValueError, match="latest_folder"):
+        publish(minio_server, newer, bucket, latest_folder="latest/../runs")
 
 
 def test_publishing_twice_leaves_the_same_objects(minio_server: MinioServer, tmp_path: Path) -> None:

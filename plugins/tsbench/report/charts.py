@@ -4,6 +4,12 @@ Deterministic: a fixed ``svg.hashsalt`` and no date in the metadata, so the same
 bytes. Every ``id`` in a chart is prefixed with the chart's own key, so several charts can live in one
 HTML document without their ids (clip paths, glyphs, markers) colliding. A target keeps its colour in
 every chart and every run (``target_colour``).
+
+matplotlib styles SVG elements with CSS (``style="fill: …"`` and a ``*{…}`` rule). Inline in HTML,
+WeasyPrint's HTML cascade reads every ``style`` attribute and warns once per SVG-only declaration
+(``fill``, ``stroke``, ``text-anchor``…): hundreds of warnings per report. The charts therefore carry
+the same declarations as SVG presentation attributes, which only SVG renderers read
+(``presentation_attributes``); the drawing is unchanged.
 """
 
 from __future__ import annotations
@@ -46,6 +52,9 @@ RC = {
 ASPECT = 'preserveAspectRatio="xMinYMin meet"'
 FONT_STACK = "'DejaVu Sans', 'Liberation Sans', Arial, sans-serif"
 _ID_REFERENCE = re.compile(r'(\bid="|href="#|url\(#)([^")]+)')
+_STYLED_TAG = re.compile(r'(<[A-Za-z][^<>]*?)\sstyle="([^"]*)"([^<>]*?)(/?>)')
+_ATTRIBUTE = re.compile(r'\s([\w:-]+)="[^"]*"')
+_DEFAULT_RULE = re.compile(r'\s*<defs>\s*<style type="text/css">\*\{([^{}]*)\}</style>\s*</defs>')
 
 
 def target_colour(name: str) -> str:
@@ -62,7 +71,7 @@ def _svg(fig: Figure, key: str) -> str:
     text = buffer.getvalue()
     text = text[text.index("<svg") :]  # drop the XML declaration and DOCTYPE: inline in HTML
     text = _ID_REFERENCE.sub(lambda m: f"{m.group(1)}{key}-{m.group(2)}", text)
-    text = text.replace("font-family: 'DejaVu Sans'", f"font-family: {FONT_STACK}")
+    text = presentation_attributes(text.replace("font-family: 'DejaVu Sans'", f"font-family: {FONT_STACK}"))
     # The size comes from CSS (width 100 %, height from the viewBox's ratio), so the chart scales
     # with the page; the drawn pt size is dropped.
     text = re.sub(
@@ -72,6 +81,42 @@ def _svg(fig: Figure, key: str) -> str:
         count=1,
     )
     return text.strip()
+
+
+def _declarations(css: str) -> list[tuple[str, str]]:
+    """``"fill: #fff; stroke-width: 0.8"`` → ``[("fill", "#fff"), ("stroke-width", "0.8")]``."""
+    pairs = (part.split(":", 1) for part in css.split(";") if ":" in part)
+    return [(name.strip(), value.strip()) for name, value in pairs]
+
+
+def _as_attributes(pairs: list[tuple[str, str]]) -> str:
+    return "".join(f' {name}="{value}"' for name, value in pairs)
+
+
+def _restyle_tag(tag: re.Match[str]) -> str:
+    """One start tag (``_STYLED_TAG``): its ``style`` declarations become attributes, replacing
+    attributes of the same name."""
+    before, css, after, close = tag.groups()
+    pairs = _declarations(css)
+    names = {name for name, _ in pairs}
+    kept = _ATTRIBUTE.sub(lambda a: "" if a.group(1) in names else a.group(0), before + after)
+    return kept + _as_attributes(pairs) + close
+
+
+def presentation_attributes(svg: str) -> str:
+    """matplotlib's SVG with its CSS turned into presentation attributes, the same drawing.
+
+    Every ``style="a: b"`` becomes ``a="b"`` on its element. The ``*{…}`` default rule (stroke
+    line join and cap) goes onto the root ``<svg>`` and is inherited: matplotlib sets those two
+    only on elements without children (paths, marker uses and their marker path with the same
+    values), so an element gets its own value, else the default, as under the ``*`` rule.
+    """
+    default = _DEFAULT_RULE.search(svg)
+    if default is not None:
+        root = _as_attributes(_declarations(default.group(1)))
+        svg = svg[: default.start()] + svg[default.end() :]
+        svg = svg.replace("<svg ", f"<svg{root} ", 1)
+    return _STYLED_TAG.sub(_restyle_tag, svg)
 
 
 def _human(value: float, _position: float | None = None) -> str:

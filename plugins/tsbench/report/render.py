@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -108,11 +109,38 @@ def read_inputs(folder: Path) -> Inputs:
     return inputs
 
 
+class _DemoteFontSubsetNotice(logging.Filter):
+    """WeasyPrint warns once per embedded font when the system lacks libharfbuzz-subset (>= 4.1)
+    and it subsets fonts with fontTools instead: a fact of the machine, not of the report (the PDF
+    is fine). That one message is logged at DEBUG; every other record passes unchanged."""
+
+    PREFIX = "Using fontTools instead of HarfBuzz-Subset"
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno == logging.WARNING and str(record.msg).startswith(self.PREFIX):
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return True
+
+
+@contextmanager
+def _font_subset_notice_demoted() -> Iterator[None]:
+    weasyprint_log = logging.getLogger("weasyprint")
+    notice = _DemoteFontSubsetNotice()
+    weasyprint_log.addFilter(notice)
+    try:
+        yield
+    finally:
+        weasyprint_log.removeFilter(notice)
+
+
 def html_to_pdf(html: str, base_url: str | None = None) -> bytes:
-    """Lay the HTML out for print (A4) with WeasyPrint."""
+    """Lay the HTML out for print (A4) with WeasyPrint. The report's own HTML makes WeasyPrint log
+    no warning (``tests/unit/test_report.py``); see ``_DemoteFontSubsetNotice`` for the one
+    machine-dependent notice that is logged at DEBUG instead."""
     from weasyprint import HTML  # heavy import: only when a PDF is made
 
-    return HTML(string=html, base_url=base_url).write_pdf()
+    with _font_subset_notice_demoted():
+        return HTML(string=html, base_url=base_url).write_pdf()
 
 
 def render_report(

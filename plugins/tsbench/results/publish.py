@@ -4,24 +4,29 @@ Layout under ``s3://<bucket>/<prefix>/``::
 
     runs/<run_id>/…     the whole run folder: a single run (result.json, …) or a comparison
                         (comparison.json, scale-<N>/…), with validation.json and report/
-    latest/…            the newest run whose validation passed: its report files (``report/…``
-                        flattened into ``latest/``), its result.json or comparison.json, and
-                        validation.json
-    index.json          every published run's summary, newest first, and which run is latest
-    index.html          the same as a readable page, with links to every report and to latest/
+    latest/…            the newest run published under ``latest_folder="latest"`` whose validation
+                        passed: its report files (``report/…`` flattened into ``latest/``), its
+                        result.json or comparison.json, and validation.json
+    latest-<name>/…     the same for the runs published under that latest folder (e.g. the on-demand
+                        DAG's ``latest-tsbench_comparison``), so one channel never replaces another's
+    index.json          every published run's summary (with the latest folder it was published
+                        under), newest first, and which run each latest folder holds
+    index.html          the same as a readable page, with links to every report and every latest folder
 
 Rules:
 
 - every run is published under ``runs/``, including one whose validation failed: it is listed as
-  FAILED and never replaces ``latest/``; ``latest/`` always mirrors the newest (by creation time)
-  published run whose validation passed, so re-publishing an older run does not move it back, and
-  re-publishing the latest run after it failed re-validation hands ``latest/`` to the one before;
+  FAILED and never replaces a latest folder; a latest folder always mirrors the newest (by creation
+  time) run published under it whose validation passed, so re-publishing an older run does not
+  move it back, and re-publishing the latest run after it failed re-validation hands the folder to
+  the one before. Which latest folder a run was published under is kept in its index line and in
+  ``runs/<run_id>/.publication.json`` (so a rebuilt index knows it too);
 - idempotent: objects are named after the run and the folder layout only (no publish timestamps),
   unchanged files (same MD5 as the object's ETag) are not uploaded again, and objects under
-  ``runs/<run_id>/`` or ``latest/`` that no longer belong there are deleted — publishing the same
+  ``runs/<run_id>/`` or a latest folder that no longer belong there are deleted — publishing the same
   run twice leaves the same objects with the same bytes;
 - content types from the file suffix (``text/html``, ``application/pdf``, ``application/json``…);
-  the mutable keys (index, latest/) carry ``Cache-Control: no-cache``;
+  the mutable keys (index, latest folders) carry ``Cache-Control: no-cache``;
 - credentials and endpoint come from the arguments or boto3's usual sources (``AWS_ACCESS_KEY_ID``,
   ``AWS_SECRET_ACCESS_KEY``, ``AWS_SESSION_TOKEN``, ``AWS_ENDPOINT_URL``, profiles, roles); they
   are never logged or written anywhere. Errors are ``PublishError`` with a plain explanation.
@@ -38,10 +43,11 @@ import html
 import json
 import logging
 import os
-from collections.abc import Iterator
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 from urllib.parse import quote
 
 from tsbench.results.store import (
@@ -53,6 +59,7 @@ from tsbench.results.store import (
     run_document,
     run_files,
     summarize,
+    summarize_dir,
 )
 
 log = logging.getLogger("tsbench.publish")
@@ -86,8 +93,48 @@ CREDENTIAL_ERRORS = {
 }
 
 
+LATEST = "latest"  # the default latest folder (the nightly's)
+MARKER = ".publication.json"  # in runs/<run_id>/: {"latest_folder": …}
+_LATEST_FOLDER = re.compile(r"latest[A-Za-z0-9_.-]{0,100}")
+
+
 class PublishError(RuntimeError):
     """Publication failed; the message says why without revealing credentials."""
+
+
+class RunLinks(TypedDict):
+    """Where a run's documents are, as URLs relative to index.html (None: the run has none)."""
+
+    report_html: str | None
+    report_pdf: str | None
+    result: str | None
+    validation: str | None
+
+
+class LatestRun(TypedDict):
+    """A latest folder of the publication and the run it holds; ``links`` point into the folder."""
+
+    folder: str
+    run_id: str
+    created_at: str | None
+    links: RunLinks
+
+
+def check_latest_folder(name: object) -> str:
+    """``name`` if it can name a latest folder: one path component that starts with ``latest``,
+    then up to 100 letters, digits, ``-``, ``_`` or ``.``; else ValueError saying so."""
+    if not isinstance(name, str) or not _LATEST_FOLDER.fullmatch(name):
+        raise ValueError(
+            f"latest_folder {name!r} is not a folder name for a latest report: it must be one path "
+            "component starting with 'latest', then only letters, digits, '-', '_' or '.' "
+            "(e.g. 'latest' or 'latest-tsbench_comparison')"
+        )
+    return name
+
+
+def latest_folder_of(line: Mapping[str, Any]) -> str:
+    """The latest folder an index line's run was published under (``latest`` for older lines)."""
+    return str(line.get("latest_folder") or LATEST)
 
 
 def content_type(name: str) -> str:
@@ -292,27 +339,57 @@ def _document_name(paths: list[str]) -> str | None:
     return next((name for name in DOCUMENTS if name in paths), None)
 
 
-def _links(run_id: str, paths: list[str]) -> dict[str, str | None]:
-    """Keys (relative to the prefix, so also relative URLs from index.html) of a run's documents."""
-    report = report_files(paths)
-    base = f"runs/{run_id}/"
-    document = _document_name(paths)
-    return {
-        "report_html": base + report["html"] if report["html"] else None,
-        "report_pdf": base + report["pdf"] if report["pdf"] else None,
-        "result": base + document if document else None,
-        "validation": base + "validation.json" if "validation.json" in paths else None,
-    }
+def run_links(base: str, summary: Mapping[str, Any]) -> RunLinks:
+    """Where the documents of a run (``summary``: a ``store.summarize`` line) are when its folder is
+    published at ``base`` (a URL relative to index.html, ending in ``/``)."""
+    report = summary.get("report") or {}
+
+    def at(path: str | None) -> str | None:
+        return base + path if path else None
+
+    return RunLinks(
+        report_html=at(report.get("html")),
+        report_pdf=at(report.get("pdf")),
+        result=at("comparison.json" if summary.get("kind") == "comparison" else "result.json"),
+        validation=at("validation.json" if summary.get("validation") is not None else None),
+    )
+
+
+def latest_entry(folder: str, summary: Mapping[str, Any]) -> LatestRun:
+    """``folder`` holding the run ``summary`` describes: its report files flattened into the
+    folder (``_latest_name``), its run document and validation.json beside them."""
+    report = summary.get("report") or {}
+    flat = {kind: _latest_name(report[kind]) if report.get(kind) else None for kind in ("html", "pdf")}
+    return LatestRun(
+        folder=folder,
+        run_id=str(summary.get("run_id") or "unknown"),
+        created_at=summary.get("created_at"),
+        links=run_links(f"{folder}/", {**summary, "report": flat}),
+    )
+
+
+def local_latest(root: Path) -> list[LatestRun]:
+    """The latest folders of a local publication root and the run each holds (``latest`` first)."""
+    found = []
+    for path in sorted(root.iterdir()) if root.is_dir() else []:
+        if _LATEST_FOLDER.fullmatch(path.name) and any((path / name).is_file() for name in DOCUMENTS):
+            found.append(latest_entry(path.name, summarize_dir(path)))
+    return sorted(found, key=lambda entry: (entry["folder"] != LATEST, entry["folder"]))
 
 
 def _latest_name(path: str) -> str:
-    """Where a report file of a run goes under ``latest/``: ``report/x`` → ``x``."""
+    """Where a report file of a run goes in a latest folder: ``report/x`` → ``x``."""
     return path.split("/", 1)[1] if path.startswith("report/") else path
 
 
+def _line(summary: dict[str, Any], run_id: str, latest_folder: str) -> dict[str, Any]:
+    """An index line: the run's summary, its links under ``runs/<run_id>/`` and its latest folder."""
+    return {**summary, "links": run_links(f"runs/{run_id}/", summary), "latest_folder": latest_folder}
+
+
 def _rebuild(bucket: Bucket) -> list[dict[str, Any]]:
-    """Summaries of every run under ``runs/`` (from their comparison.json or result.json and
-    validation.json)."""
+    """Index lines of every run under ``runs/`` (from their comparison.json or result.json,
+    validation.json and ``.publication.json``)."""
     keys = bucket.list("runs/")
     by_run: dict[str, list[str]] = {}
     for key in keys:
@@ -326,7 +403,9 @@ def _rebuild(bucket: Bucket) -> list[dict[str, Any]]:
             continue
         body = bucket.get_json(f"runs/{run_id}/{document}")
         validation = bucket.get_json(f"runs/{run_id}/validation.json") if "validation.json" in paths else None
-        runs.append({**summarize(body, validation, report_files(paths)), "links": _links(run_id, paths)})
+        marker = bucket.get_json(f"runs/{run_id}/{MARKER}") if MARKER in paths else None
+        summary = summarize(body, validation, report_files(paths))
+        runs.append(_line(summary, run_id, latest_folder_of(marker or {})))
     return newest_first(runs)
 
 
@@ -345,86 +424,93 @@ def _a(href: str | None, text: str) -> str:
     return f'<a href="{html.escape(quote(href, safe="/"))}">{html.escape(text)}</a>'
 
 
-def render_index_html(runs: list[dict[str, Any]], latest: dict[str, Any] | None) -> str:
-    """A plain, readable listing of every run, newest first (deterministic: no timestamps)."""
-    e = html.escape
-    rows = []
-    for run in runs:
-        verdict = run.get("verdict", "not validated")
-        validation = run.get("validation") or {}
-        if verdict == "failed":
-            failed = validation.get("critical_failed") or []
-            badge = f'<span class="bad">FAILED</span> <small>{len(failed)} critical</small>'
-            why = "<br><small>" + "<br>".join(e(name) for name in failed[:3]) + "</small>" if failed else ""
-        elif verdict == "passed":
-            warnings = validation.get("warnings") or 0
-            badge = '<span class="good">PASSED</span>' + (
-                f" <small>{warnings} warning(s)</small>" if warnings else ""
-            )
-            why = ""
-        else:
-            badge, why = '<span class="none">not validated</span>', ""
-        statuses = []
-        for name, status in (run.get("status") or {}).items():
-            cls = "good" if status == "ok" else "bad"
-            label = e(status if status == "ok" else status.upper())
-            statuses.append(f'<span class=nowrap>{e(name)} <span class="{cls}">{label}</span></span>')
-        rates = "<br>".join(
-            f"{e(name)}: {_fmt_rate(rate)}" for name, rate in (run.get("load_rows_per_s") or {}).items()
-        )
-        links = run.get("links") or {}
-        documents = " · ".join(
-            x
-            for x in (
-                _a(links.get("report_html"), "HTML"),
-                _a(links.get("report_pdf"), "PDF"),
-                _a(links.get("result"), (links.get("result") or "").rsplit("/", 1)[-1]),
-                _a(links.get("validation"), "validation.json"),
-            )
-            if x
-        )
-        marker = (
-            ' <small class="good">latest</small>' if latest and run["run_id"] == latest.get("run_id") else ""
-        )
-        row_class = "failed" if verdict == "failed" else ""
-        rows.append(
-            f'<tr class="{row_class}"><td><code>{e(run["run_id"])}</code>{marker}</td>'
-            f"<td class=nowrap>{e(_when(run.get('created_at')))}</td>"
-            f"<td>{e(str(run.get('use_case') or ''))}, scale {e(str(run.get('scale') or ''))}</td>"
-            f"<td>{'<br>'.join(statuses)}</td><td class=num>{rates}</td><td>{badge}{why}</td>"
-            f"<td>{documents}</td></tr>"
-        )
-    if latest:
-        latest_links = " · ".join(
-            x
-            for x in (
-                _a(latest.get("html"), "report (HTML)"),
-                _a(latest.get("pdf"), "PDF"),
-                _a(latest.get("result"), (latest.get("result") or "").rsplit("/", 1)[-1]),
-            )
-            if x
-        )
-        head = (
-            f"<p>Latest validated run: <code>{e(latest['run_id'])}</code> "
-            f"({e(_when(latest.get('created_at')))} UTC) — {latest_links}</p>"
-        )
-    else:
-        head = "<p>No run has passed validation yet, so there is no latest report.</p>"
-    style = (
-        "body{font-family:system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;width:100%}"
-        "th,td{border-bottom:1px solid #ddd;padding:.4em .6em;text-align:left;vertical-align:top}"
-        "th{background:#f4f4f4}.num{text-align:right;white-space:nowrap}.good{color:#16653a;font-weight:600}"
-        ".bad{color:#b3261e;font-weight:700}.none{color:#777}tr.failed{background:#fdf0ef}small{color:#555}"
-        ".nowrap{white-space:nowrap}"
+def _documents(links: Mapping[str, Any], html_text: str, validation: bool) -> str:
+    """The links of a ``RunLinks`` as ``HTML · PDF · comparison.json [· validation.json]``."""
+    result = links.get("result")
+    parts = (
+        _a(links.get("report_html"), html_text),
+        _a(links.get("report_pdf"), "PDF"),
+        _a(result, (result or "").rsplit("/", 1)[-1]),
+        _a(links.get("validation"), "validation.json") if validation else "",
     )
+    return " · ".join(part for part in parts if part)
+
+
+def _verdict_cell(run: Mapping[str, Any]) -> str:
+    e = html.escape
+    verdict = run.get("verdict", "not validated")
+    validation = run.get("validation") or {}
+    if verdict == "failed":
+        failed = validation.get("critical_failed") or []
+        why = "<br><small>" + "<br>".join(e(name) for name in failed[:3]) + "</small>" if failed else ""
+        return f'<span class="bad">FAILED</span> <small>{len(failed)} critical</small>{why}'
+    if verdict == "passed":
+        warnings = validation.get("warnings") or 0
+        return '<span class="good">PASSED</span>' + (
+            f" <small>{warnings} warning(s)</small>" if warnings else ""
+        )
+    return '<span class="none">not validated</span>'
+
+
+def _row(run: Mapping[str, Any], folders: Sequence[str]) -> str:
+    """One run's table row; ``folders``: the latest folders that hold it."""
+    e = html.escape
+    statuses = []
+    for name, status in (run.get("status") or {}).items():
+        cls = "good" if status == "ok" else "bad"
+        label = e(status if status == "ok" else status.upper())
+        statuses.append(f'<span class=nowrap>{e(name)} <span class="{cls}">{label}</span></span>')
+    rates = "<br>".join(
+        f"{e(name)}: {_fmt_rate(rate)}" for name, rate in (run.get("load_rows_per_s") or {}).items()
+    )
+    marker = "".join(f' <small class="good">{e(folder)}</small>' for folder in folders)
+    row_class = "failed" if run.get("verdict") == "failed" else ""
+    return (
+        f'<tr class="{row_class}"><td><code>{e(run["run_id"])}</code>{marker}</td>'
+        f"<td class=nowrap>{e(_when(run.get('created_at')))}</td>"
+        f"<td>{e(str(run.get('use_case') or ''))}, scale {e(str(run.get('scale') or ''))}</td>"
+        f"<td>{'<br>'.join(statuses)}</td><td class=num>{rates}</td><td>{_verdict_cell(run)}</td>"
+        f"<td>{_documents(run.get('links') or {}, 'HTML', validation=True)}</td></tr>"
+    )
+
+
+def _latest_lines(latest: Sequence[LatestRun]) -> str:
+    """One paragraph per latest folder: which run it holds, with links into the folder."""
+    e = html.escape
+    if not latest:
+        return "<p>No run has passed validation yet, so there is no latest report.</p>"
+    return "\n".join(
+        f'<p class="latest">Latest validated run in <code>{e(entry["folder"])}/</code>: '
+        f"<code>{e(entry['run_id'])}</code> ({e(_when(entry.get('created_at')))} UTC) — "
+        f"{_documents(entry['links'], 'report (HTML)', validation=False)}</p>"
+        for entry in latest
+    )
+
+
+INDEX_STYLE = (
+    "body{font-family:system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;width:100%}"
+    "th,td{border-bottom:1px solid #ddd;padding:.4em .6em;text-align:left;vertical-align:top}"
+    "th{background:#f4f4f4}.num{text-align:right;white-space:nowrap}.good{color:#16653a;font-weight:600}"
+    ".bad{color:#b3261e;font-weight:700}.none{color:#777}tr.failed{background:#fdf0ef}small{color:#555}"
+    ".nowrap{white-space:nowrap}"
+)
+
+
+def render_index_html(runs: Sequence[Mapping[str, Any]], latest: Sequence[LatestRun]) -> str:
+    """A plain, readable listing of every run, newest first, under one line per latest folder
+    (deterministic: no timestamps). ``runs``: index lines with ``links`` (``RunLinks``)."""
+    holds: dict[str, list[str]] = {}
+    for entry in latest:
+        holds.setdefault(entry["run_id"], []).append(entry["folder"])
+    rows = [_row(run, holds.get(run["run_id"], [])) for run in runs]
     return (
         '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>tsbench runs</title>\n<style>{style}</style>\n</head>\n<body>\n"
+        f"<title>tsbench runs</title>\n<style>{INDEX_STYLE}</style>\n</head>\n<body>\n"
         "<h1>tsbench: time-series database benchmark runs</h1>\n"
-        f"{head}\n"
+        f"{_latest_lines(latest)}\n"
         f"<p>{len(runs)} run(s), newest first. A run whose validation FAILED is listed here but never "
-        "replaces the latest report.</p>\n"
+        "replaces a latest report.</p>\n"
         "<table>\n<thead><tr><th>Run</th><th>Created (UTC)</th><th>Workload</th><th>Targets</th>"
         "<th>Load rows/s</th><th>Validation</th><th>Documents</th></tr></thead>\n<tbody>\n"
         + "\n".join(rows)
@@ -447,12 +533,16 @@ def publish_run(
     create_bucket: bool = False,
     rebuild_index: bool = False,
     force: bool = False,
+    latest_folder: str = LATEST,
 ) -> dict[str, Any]:
     """Publish one run folder (see the module docstring); returns what was done.
 
     ``client``: an existing boto3 S3 client (else one is made from the other arguments and the
     environment). ``force``: upload every file even when the object already has the same bytes.
+    ``latest_folder``: the latest folder this run may replace (``check_latest_folder``; ValueError
+    before anything is written when it is not a valid name).
     """
+    latest_folder = check_latest_folder(latest_folder)
     run_dir = Path(run_dir)
     try:
         _, document = run_document(run_dir)
@@ -466,13 +556,47 @@ def publish_run(
         prefix,
     )
     store.ensure(create_bucket)
-
-    # 1. the run folder → runs/<run_id>/
     paths = run_files(run_dir)
+    uploaded, unchanged, stale = _upload_run(store, run_dir, run_id, paths, force)
+    summary = _line(summarize(document, read_validation(run_dir), report_files(paths)), run_id, latest_folder)
+    runs, moved_from = _index_runs(store, summary, rebuild_index)
+    _put_marker(store, run_id, latest_folder)
+    mirrored = {
+        f: _mirror_latest(store, runs, f, run_id, paths) for f in dict.fromkeys([latest_folder, *moved_from])
+    }
+    _write_index(store, runs)
+    outcome = {
+        "run_id": run_id,
+        "bucket": bucket,
+        "prefix": store.prefix,
+        "run_key_prefix": store.key(f"runs/{run_id}/"),
+        "verdict": summary["verdict"],
+        "uploaded": uploaded,
+        "unchanged": unchanged,
+        "deleted": stale,
+        "latest_folder": latest_folder,
+        "latest": mirrored[latest_folder][0],
+        "latest_updated": any(changed for _, changed in mirrored.values()),
+        "index_json": store.key("index.json"),
+        "index_html": store.key("index.html"),
+    }
+    log.info(
+        "published %(run_id)s to s3://%(bucket)s/%(run_key_prefix)s (%(verdict)s): %(uploaded)d uploaded, "
+        "%(unchanged)d unchanged, %(deleted)d stale removed; %(latest_folder)s/ holds %(latest)s",
+        outcome,
+    )
+    return outcome
+
+
+def _upload_run(
+    store: Bucket, run_dir: Path, run_id: str, paths: list[str], force: bool
+) -> tuple[int, int, int]:
+    """The run folder → ``runs/<run_id>/`` (unchanged files skipped unless ``force``; objects no
+    longer in the folder deleted, the marker excepted). Returns (uploaded, unchanged, deleted)."""
     base = f"runs/{run_id}/"
     existing = store.list(base)
     uploaded = unchanged = 0
-    wanted = set()
+    wanted = {store.key(base + MARKER)}
     for path in paths:
         key = store.key(base + path)
         wanted.add(key)
@@ -483,75 +607,60 @@ def publish_run(
         uploaded += 1
     stale = sorted(set(existing) - wanted)
     store.delete(stale)
+    return uploaded, unchanged, len(stale)
 
-    # 2. the index: this run's line, inserted or replaced
-    summary = {
-        **summarize(document, read_validation(run_dir), report_files(paths)),
-        "links": _links(run_id, paths),
-    }
-    index = None if rebuild_index else store.get_json("index.json")
+
+def _put_marker(store: Bucket, run_id: str, latest_folder: str) -> None:
+    """``runs/<run_id>/.publication.json``: the latest folder the run was published under."""
+    key = store.key(f"runs/{run_id}/{MARKER}")
+    body = (json.dumps({"latest_folder": latest_folder}) + "\n").encode()
+    store.put(key, body, "application/json", store.list(f"runs/{run_id}/{MARKER}"))
+
+
+def _index_runs(store: Bucket, line: dict[str, Any], rebuild: bool) -> tuple[list[dict[str, Any]], list[str]]:
+    """The index's lines with ``line`` inserted or replacing the run's old one, newest first, and
+    the latest folder the run was listed under before, when that was another one."""
+    index = None if rebuild else store.get_json("index.json")
     if index is None or index.get("format") != INDEX_FORMAT:
         runs = _rebuild(store)
     else:
         runs = list(index.get("runs") or [])
-    runs = newest_first([r for r in runs if r.get("run_id") != run_id] + [summary])
+    old = next((r for r in runs if r.get("run_id") == line["run_id"]), None)
+    moved = [latest_folder_of(old)] if old and latest_folder_of(old) != line["latest_folder"] else []
+    return newest_first([r for r in runs if r.get("run_id") != line["run_id"]] + [line]), moved
 
-    # 3. latest/ mirrors the newest passing run (a no-op when it already does)
-    passing = [r for r in runs if r.get("verdict") == "passed"]
-    latest_id = passing[0]["run_id"] if passing else None
-    if latest_id is None:
-        stale_latest = sorted(store.list("latest/"))
-        store.delete(stale_latest)
-        latest_updated = bool(stale_latest)
-    else:
-        source = paths if latest_id == run_id else _paths_of(store, latest_id)
-        latest_updated = _update_latest(store, latest_id, source)
-    latest = None
-    if latest_id:
-        line = next(r for r in runs if r["run_id"] == latest_id)
-        html_path, pdf_path = (line.get("report") or {}).get("html"), (line.get("report") or {}).get("pdf")
-        result_key = (line.get("links") or {}).get("result")
-        latest = {
-            "run_id": latest_id,
-            "created_at": line.get("created_at"),
-            "html": "latest/" + _latest_name(html_path) if html_path else None,
-            "pdf": "latest/" + _latest_name(pdf_path) if pdf_path else None,
-            "result": "latest/" + result_key.rsplit("/", 1)[-1] if result_key else None,
-        }
 
-    # 4. index.json and index.html (written only when their bytes change)
+def _newest_passing(runs: Sequence[Mapping[str, Any]], folder: str) -> Mapping[str, Any] | None:
+    """The newest run published under ``folder`` whose validation passed (``runs``: newest first)."""
+    return next((r for r in runs if r.get("verdict") == "passed" and latest_folder_of(r) == folder), None)
+
+
+def _mirror_latest(
+    store: Bucket, runs: list[dict[str, Any]], folder: str, run_id: str, paths: list[str]
+) -> tuple[str | None, bool]:
+    """Make ``folder/`` mirror its newest passing run (emptied when it has none); ``run_id`` and
+    ``paths``: the run being published. Returns (the run it holds, whether anything changed)."""
+    line = _newest_passing(runs, folder)
+    if line is None:
+        stale = sorted(store.list(f"{folder}/"))
+        store.delete(stale)
+        return None, bool(stale)
+    source = paths if line["run_id"] == run_id else _paths_of(store, line["run_id"])
+    return line["run_id"], _update_latest(store, folder, line["run_id"], source)
+
+
+def _write_index(store: Bucket, runs: list[dict[str, Any]]) -> None:
+    """index.json and index.html (written only when their bytes change)."""
+    folders = sorted({latest_folder_of(r) for r in runs}, key=lambda f: (f != LATEST, f))
+    holding = ((f, _newest_passing(runs, f)) for f in folders)
+    latest = [latest_entry(folder, line) for folder, line in holding if line is not None]
     current = store.list("index.")
-    body = {"format": INDEX_FORMAT, "latest": latest, "runs": runs}
+    body = {"format": INDEX_FORMAT, "latest": {entry["folder"]: entry for entry in latest}, "runs": runs}
     store.put(
         store.key("index.json"), (json.dumps(body, indent=2) + "\n").encode(), "application/json", current
     )
     page = render_index_html(runs, latest).encode()
     store.put(store.key("index.html"), page, "text/html; charset=utf-8", current)
-    log.info(
-        "published %s to s3://%s/%s (%s): %d uploaded, %d unchanged, %d stale removed; latest: %s",
-        run_id,
-        bucket,
-        store.key(base),
-        summary["verdict"],
-        uploaded,
-        unchanged,
-        len(stale),
-        latest_id or "none",
-    )
-    return {
-        "run_id": run_id,
-        "bucket": bucket,
-        "prefix": store.prefix,
-        "run_key_prefix": store.key(base),
-        "verdict": summary["verdict"],
-        "uploaded": uploaded,
-        "unchanged": unchanged,
-        "deleted": len(stale),
-        "latest": latest_id,
-        "latest_updated": latest_updated,
-        "index_json": store.key("index.json"),
-        "index_html": store.key("index.html"),
-    }
 
 
 def _paths_of(store: Bucket, run_id: str) -> list[str]:
@@ -560,19 +669,19 @@ def _paths_of(store: Bucket, run_id: str) -> list[str]:
     return sorted(key[len(base) :] for key in store.list(f"runs/{run_id}/"))
 
 
-def _update_latest(store: Bucket, run_id: str, paths: list[str]) -> bool:
-    """Make ``latest/`` an exact copy of the run's report, its result.json or comparison.json and
+def _update_latest(store: Bucket, folder: str, run_id: str, paths: list[str]) -> bool:
+    """Make ``folder/`` an exact copy of the run's report, its result.json or comparison.json and
     validation.json (server-side copies from ``runs/<run_id>/``); returns whether anything changed."""
     sources = {_latest_name(p): p for p in report_files(paths)["files"]}
     for name in (*DOCUMENTS, "validation.json"):
         if name in paths:
             sources[name] = name
-    existing = store.list("latest/")
+    existing = store.list(f"{folder}/")
     runs = store.list(f"runs/{run_id}/")
     changed = False
     wanted = set()
     for name, path in sorted(sources.items()):
-        key, source = store.key(f"latest/{name}"), store.key(f"runs/{run_id}/{path}")
+        key, source = store.key(f"{folder}/{name}"), store.key(f"runs/{run_id}/{path}")
         wanted.add(key)
         if existing.get(key) == runs.get(source):
             continue
