@@ -14,4 +14,5 @@ dag = build_comparison_dag(
     doc_md=__doc__,
     tags=["tsbench", "on-demand", "benchmark"],
     param_overrides={"scales": [100], "queries_per_type": 10},
+    latest_folder="latest-tsbench_comparison",  # the nightly's latest/ stays the nightly's
 )

@@ -2,7 +2,9 @@
 
 Every night at 02:30 UTC: TimescaleDB, QuestDB, InfluxDB and plain PostgreSQL on TSBS cpu-only data
 (100 hosts × 1 day at 10 s), all query types, checked against the oracle, validated with
-great_expectations, reported (HTML + PDF) and published. No catch-up: a missed night is not replayed.
+great_expectations, reported (HTML + PDF) and published to `latest/`. Switching it on never starts
+a run at once: the first run is the next 02:30 UTC (no catch-up; a night missed before it was
+switched on is never run).
 
 Trigger it by hand with other parameters, or use the `tsbench_comparison` DAG for ad-hoc runs.
 Results: `reports/out/runs/<run>/`; report: `report/report.html` and `report.pdf` there and in `latest/`.

@@ -15,13 +15,14 @@ conf=$(cat <<JSON
 JSON
 )
 echo "running tsbench_comparison with $conf"
+mkdir -p reports/out
 status=0
 airflow dags test tsbench_comparison --conf "$conf" > reports/out/main-dag.log 2>&1 || status=$?
 # `airflow dags test` exits 0 even when the run failed: read the run's final state from its log.
 if [[ $status -eq 0 ]] && ! grep -q "DagRun Finished: .*state=success" reports/out/main-dag.log; then
     status=1
 fi
-latest="$root/reports/out/latest"
+latest="$root/reports/out/latest-tsbench_comparison"  # latest/ is the nightly's
 if [[ -f "$latest/report.html" ]]; then
     echo "report: $latest/report.html"
     echo "        $latest/report.pdf"

@@ -1,23 +1,45 @@
 """The machine lease: at most one benchmark branch (one database server) measures on a machine at
 a time, whatever the executor does in parallel.
 
-The lease is a file created atomically (``O_CREAT | O_EXCL``) in the state root, holding the owner
-and the time it was taken. ``try_acquire`` is non-blocking so that a waiting branch can give its
-worker slot back (an Airflow sensor in reschedule mode). A lease older than ``stale_after_s`` is
-taken over (its owner crashed without teardown); ``release`` only removes the caller's own lease.
+The lease is a file created atomically (``O_CREAT | O_EXCL``) in the state root, holding the owner,
+the time it was taken and the owner's last heartbeat. ``try_acquire`` is non-blocking; ``acquire``
+waits (polling) up to a timeout and then raises ``MachineBusy`` naming the holder. The holder's
+tasks beat while they run (``keep_alive``); a lease whose last beat is older than
+``stale_after_s`` (default 15 min) is taken over — its owner died without teardown — and an owner
+that finds its lease taken over fails loudly (``LeaseLost``) instead of measuring beside another
+branch. ``release`` only removes the caller's own lease.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from tsbench.results.files import write_bytes_atomic
 from tsbench.runtimes.local import state_root
 
-DEFAULT_STALE_AFTER_S = float(os.environ.get("TSBENCH_LEASE_STALE_S", 12 * 3600))
+DEFAULT_STALE_AFTER_S = float(os.environ.get("TSBENCH_LEASE_STALE_S", 15 * 60))
+BEAT_EVERY_S = 30.0
+DEFAULT_WAIT_S = 24 * 3600.0
+
+
+class MachineBusy(TimeoutError):
+    """The machine stayed leased by another branch for the whole wait."""
+
+
+class LeaseLost(RuntimeError):
+    """The caller's lease went stale and another branch took the machine."""
+
+
+def wait_limit_s() -> float:
+    """How long a branch waits for the machine (s): ``$TSBENCH_MACHINE_WAIT_S``, default 24 h."""
+    return float(os.environ.get("TSBENCH_MACHINE_WAIT_S") or DEFAULT_WAIT_S)
 
 
 class MachineLease:
@@ -38,7 +60,7 @@ class MachineLease:
         if current is not None:
             if current.get("owner") == owner:
                 return True
-            if time.time() - current.get("since", 0) < self.stale_after_s:
+            if time.time() - _last_beat(current) < self.stale_after_s:
                 return False
             self.path.unlink(missing_ok=True)  # stale: its owner never released it
         try:
@@ -46,8 +68,69 @@ class MachineLease:
         except FileExistsError:
             return False
         with os.fdopen(fd, "w") as handle:
-            json.dump({"owner": owner, "since": time.time(), "pid": os.getpid()}, handle)
+            now = time.time()
+            json.dump({"owner": owner, "since": now, "beat": now, "pid": os.getpid()}, handle)
         return True
+
+    def beat(self, owner: str) -> None:
+        """Record that ``owner`` is alive; raises ``LeaseLost`` when it no longer holds the lease."""
+        current = self.holder()
+        if current is None or current.get("owner") != owner:
+            raise LeaseLost(f"{owner} no longer holds the machine lease: {describe(current)}")
+        body = json.dumps({**current, "beat": time.time()}).encode()
+        write_bytes_atomic(self.path, body)
+
+    @contextmanager
+    def keep_alive(self, owner: str, every_s: float = BEAT_EVERY_S) -> Iterator[None]:
+        """Beat now and every ``every_s`` while the block runs; raises ``LeaseLost`` at the start,
+        or at the end when a beat found the lease taken over meanwhile."""
+        self.beat(owner)
+        stop, lost = threading.Event(), []
+
+        def beating() -> None:
+            while not stop.wait(every_s):
+                try:
+                    self.beat(owner)
+                except LeaseLost as error:
+                    lost.append(error)
+                    return
+
+        thread = threading.Thread(target=beating, name="machine-lease-beat", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join()
+        if lost:
+            raise lost[0]
+
+    def acquire(
+        self,
+        owner: str,
+        timeout_s: float,
+        poll_s: float = 2.0,
+        on_wait: Callable[[dict[str, Any] | None, float], None] | None = None,
+        report_every_s: float = 60.0,
+    ) -> float:
+        """Wait until ``owner`` holds the lease; returns the seconds waited. ``on_wait(holder,
+        waited_s)`` is called on the first refusal and then every ``report_every_s``; after
+        ``timeout_s`` raises ``MachineBusy`` naming the holder."""
+        started = time.monotonic()
+        reported_at: float | None = None
+        while not self.try_acquire(owner):
+            waited = time.monotonic() - started
+            holder = self.holder()
+            if waited >= timeout_s:
+                raise MachineBusy(
+                    f"the machine was still in use after waiting {waited:.0f} s "
+                    f"(limit {timeout_s:.0f} s, TSBENCH_MACHINE_WAIT_S): {describe(holder)}"
+                )
+            if on_wait and (reported_at is None or waited - reported_at >= report_every_s):
+                on_wait(holder, waited)
+                reported_at = waited
+            time.sleep(min(poll_s, max(timeout_s - waited, 0.05)))
+        return time.monotonic() - started
 
     def force_release(self) -> dict[str, Any] | None:
         """Remove the lease whoever holds it (operators: after a crash); returns the old holder."""
@@ -62,3 +145,17 @@ class MachineLease:
             return False
         self.path.unlink(missing_ok=True)
         return True
+
+
+def _last_beat(holder: dict[str, Any]) -> float:
+    return max(holder.get("since", 0), holder.get("beat", 0))
+
+
+def describe(holder: dict[str, Any] | None) -> str:
+    """``held by <owner> since <UTC time> (N s)``, or ``free``."""
+    if not holder:
+        return "free"
+    since = holder.get("since", 0)
+    when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(since))
+    held, quiet = time.time() - since, time.time() - _last_beat(holder)
+    return f"held by {holder.get('owner')} since {when} ({held:.0f} s; last beat {quiet:.0f} s ago)"

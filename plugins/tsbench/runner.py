@@ -245,6 +245,7 @@ class TargetPhases:
                     raise TargetError(
                         f"{self.name}: rows after load {counts} differ from the dataset's {expected}"
                     )
+                log.info("%s: row counts checked, %s equal the dataset's", self.name, counts)
         rates = sorted(t["rows_per_s"] for t in trials)
         return self.write(
             "load",

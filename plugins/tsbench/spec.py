@@ -11,7 +11,7 @@ Units: ``start``/``end`` are ns since the epoch (UTC), ``interval`` is ns; texts
 
 from __future__ import annotations
 
-from typing import Any, Literal, Self
+from typing import Any, Literal, Self, get_args
 
 from pydantic import (
     BaseModel,
@@ -38,6 +38,10 @@ MAX_SCALE = 10_000_000
 MAX_ROWS = 20_000_000_000
 MIN_INTERVAL_NS = 1_000_000  # 1 ms
 MAX_SPAN_NS = 3660 * NS_PER_DAY  # ten years
+TargetRuntime = Literal["local", "docker", "aws"]
+RUNTIMES: tuple[str, ...] = get_args(TargetRuntime)
+IngestionOrder = Literal["interleaved", "per-host-runs"]
+INGESTION_ORDERS: tuple[str, ...] = get_args(IngestionOrder)
 
 
 class SpecError(ValueError):
@@ -70,11 +74,28 @@ class _Parsed(BaseModel):
 
     @classmethod
     def parse(cls, **values: Any) -> Self:
-        """Validate ``values``; unknown keys and bad values raise ``SpecError``."""
-        try:
-            return cls.model_validate({k: v for k, v in values.items() if v is not None})
-        except ValidationError as error:
-            raise SpecError(_problems(error)) from None
+        """Validate ``values``; unknown keys and bad values raise ``SpecError`` naming every
+        problem at once: pydantic skips the cross-field checks while a field is bad, so the bad
+        optional fields are set aside (their defaults stand in) and the checks run again."""
+        given = {k: v for k, v in values.items() if v is not None}
+        optional = {name for name, field in cls.model_fields.items() if not field.is_required()}
+        problems: list[tuple[str, str]] = []
+        while True:
+            try:
+                parsed = cls.model_validate(given)
+            except ValidationError as error:
+                found = [problem for problem in _problems(error) if problem not in problems]
+                problems += found
+                bad = {field.split(".")[0] for field, _ in found} & optional & given.keys()
+                if not bad:
+                    break
+                for field in bad:
+                    del given[field]
+                continue
+            break
+        if problems:
+            raise SpecError(problems)
+        return parsed
 
 
 class DatasetSpec(_Parsed):
@@ -86,7 +107,7 @@ class DatasetSpec(_Parsed):
     end: int = Field(parse_instant("2016-01-02T00:00:00Z"), description="exclusive end, ns UTC")
     interval: int = Field(10_000_000_000, description="time between epochs, ns")
     seed: int = Field(123, ge=0, lt=2**63)
-    ingestion: Literal["interleaved", "per-host-runs"] = "interleaved"
+    ingestion: IngestionOrder = "interleaved"
     run_length: int = Field(10, ge=1, le=100_000, description="rows per host per run (per-host-runs)")
 
     @field_validator("use_case")
@@ -231,9 +252,6 @@ class QuerySetSpec(DatasetSpec):
     @property
     def effective_query_seed(self) -> int:
         return self.seed if self.query_seed is None else self.query_seed
-
-
-TargetRuntime = Literal["local", "docker", "aws"]
 
 
 class RunSpec(QuerySetSpec):

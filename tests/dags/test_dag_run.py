@@ -68,12 +68,14 @@ def test_dag_run_ends_in_a_validated_published_report(dagbag, pipeline_env: dict
     assert validation["success"] is True, validation["critical_failed"]
     assert (folder / "report" / "report.html").stat().st_size > 10_000
     assert (folder / "report" / "report.pdf").read_bytes()[:5] == b"%PDF-"
-    latest = pipeline_env["out"] / "latest"
+    latest = pipeline_env["out"] / "latest-tsbench_comparison"  # latest/ is the nightly's
     assert (latest / "report.pdf").is_file() and (latest / "RUN").read_text().strip() == folder.name
+    assert not (pipeline_env["out"] / "latest").exists()
     s3, bucket = pipeline_env["s3"], pipeline_env["bucket"]
     keys = {o["Key"] for o in s3.list_objects_v2(Bucket=bucket)["Contents"]}
     assert f"nightly/runs/{folder.name}/report/report.html" in keys
-    assert {"nightly/latest/report.html", "nightly/latest/report.pdf", "nightly/index.html"} <= keys
+    mirrored = {f"nightly/latest-tsbench_comparison/report.{kind}" for kind in ("html", "pdf")}
+    assert mirrored | {"nightly/index.html"} <= keys and "nightly/latest/report.html" not in keys
     index = s3.get_object(Bucket=bucket, Key="nightly/index.html")["Body"].read().decode()
     assert folder.name in index
     assert not list(LocalRuntime().root.glob(f"{folder.name}-*")), "a server instance was left behind"
@@ -127,5 +129,28 @@ def test_a_target_killed_mid_run_still_yields_a_published_report(dagbag, pipelin
     assert "FAILED" in html and "PostgreSQL" in html
     keys = {o["Key"] for o in pipeline_env["s3"].list_objects_v2(Bucket=pipeline_env["bucket"])["Contents"]}
     assert f"nightly/runs/{folder.name}/report/report.html" in keys
-    assert "nightly/latest/report.html" not in keys
-    assert not (pipeline_env["out"] / "latest").exists()
+    assert "nightly/latest-tsbench_comparison/report.html" not in keys
+    assert not (pipeline_env["out"] / "latest-tsbench_comparison").exists()
+
+
+def test_a_branch_that_never_gets_the_machine_is_reported_with_phase_and_reason(
+    dagbag, pipeline_env: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another comparison holds the machine for longer than the wait limit: the branch fails in
+    acquire_machine, and result and report name the phase and the holder."""
+    from tsbench.lease import MachineLease
+
+    monkeypatch.setenv("TSBENCH_MACHINE_WAIT_S", "3")
+    lease, holder = MachineLease(), "scale-100 × influxdb @ another comparison"
+    assert lease.try_acquire(holder)
+    try:
+        run = dagbag.get_dag("tsbench_comparison").test(run_conf={**TINY, "targets": ["postgres"]})
+    finally:
+        assert lease.release(holder), "the waiting branch must not take or drop another branch's lease"
+    assert run.state == "failed"
+    folder = _only_run(pipeline_env["out"])
+    body = read_json(folder / "comparison.json")["results"]["10"]["targets"]["postgres"]
+    assert body["status"] == "failed" and body["failed_phase"] == "acquire_machine", body
+    assert "MachineBusy" in body["error"] and f"held by {holder}" in body["error"], body["error"]
+    html = (folder / "report" / "report.html").read_text()
+    assert "failed in acquire_machine" in html

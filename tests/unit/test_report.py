@@ -957,13 +957,13 @@ def test_a_run_where_every_target_failed_still_renders(tmp_path: Path) -> None:
             "failed_phase": "prepare",
             "error": f"TargetError: {name}: schema could not be created",
         }
-    result["targets"]["incomplete"] = {"status": "incomplete"}  # stopped before queries, no error file
+    result["targets"]["incomplete"] = {"status": "incomplete", "stopped_before": "acquire_machine"}
     page = render_html(result)
     assert "No target produced comparable figures." in page
     assert 'class="banner banner-none"' in page
     header = text_of(page[: page.index('<nav class="toc">')])
     assert "QuestDB (failed in prepare: TargetError: questdb: schema could not be created)" in header
-    assert "incomplete (incomplete: the run stopped before its queries)" in header
+    assert "incomplete (incomplete: acquire_machine never ran (its task did not start:" in header
     assert row_of(table_with(page, "load-table"), "PostgreSQL")[1].startswith("failed in prepare")
     assert "qps-chart" not in page and "footprint-chart" not in page
 

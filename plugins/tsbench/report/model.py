@@ -158,7 +158,10 @@ def _target_view(name: str, body: Mapping[str, Any]) -> dict[str, Any]:
     if status == "failed":
         problem = f"failed in {body.get('failed_phase', '?')}"
     elif status != "ok":
-        problem = "incomplete: the run stopped before its queries"
+        problem = (
+            f"incomplete: {body.get('stopped_before', 'a phase')} never ran (its task did not start:"
+            " an earlier task failed or the run was stopped; see the Airflow task logs)"
+        )
     return {
         "name": name,
         "label": display_name(name),

@@ -11,7 +11,17 @@ from tsbench.results.files import read_json, write_bytes_atomic, write_json_atom
 from tsbench.results.samples import Sample
 from tsbench.timeutil import format_instant
 
-PHASE_FILES = ("provision", "prepare", "load", "footprint", "cache_reset", "queries", "teardown", "error")
+# A branch's phases in order, each with the file it writes (settle writes the footprint).
+PHASE_ORDER = (
+    ("acquire_machine", "acquire_machine"),
+    ("provision", "provision"),
+    ("prepare", "prepare"),
+    ("load", "load"),
+    ("settle", "footprint"),
+    ("cache_reset", "cache_reset"),
+    ("queries", "queries"),
+)
+PHASE_FILES = (*(file for _, file in PHASE_ORDER), "teardown", "error")
 
 
 def target_result(folder: Path) -> dict[str, Any]:
@@ -25,6 +35,8 @@ def target_result(folder: Path) -> dict[str, Any]:
     if error:
         body["failed_phase"] = error["failed_phase"]
         body["error"] = error["error"]
+    elif body["status"] == "incomplete":
+        body["stopped_before"] = next(phase for phase, file in PHASE_ORDER if file not in body)
     return body
 
 

@@ -45,7 +45,7 @@ def load_suite(result: dict[str, Any]) -> SuiteSpec:
         elif status == "missing":
             why = "no results for this target in result.json"
         elif status != "ok":
-            why = "stopped before its queries (no error recorded)"
+            why = f"{body.get('stopped_before', 'a phase')} never ran (no error recorded)"
         else:
             why = "finished every phase"
         checks.append(

@@ -1,0 +1,184 @@
+"""Airflow as users run it: ``bash scripts/airflow_ui.sh`` (standalone: API server, scheduler, DAG
+processor and triggerer; LocalExecutor; the SQLite metadata DB under its own AIRFLOW_HOME), reached
+only through its REST API and UI — never through ``dag.test()``.
+
+Results, datasets and server state go to a temporary folder; the API listens on a free loopback
+port. The whole process group is stopped at the end, whatever happened.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psutil
+import requests
+
+ROOT = Path(__file__).resolve().parents[2]
+READY_TIMEOUT_S = 600  # first start on a fresh clone runs setup_all.sh (installs are cached per machine)
+FINISHED = {"success", "failed"}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class AirflowDeployment:
+    """A running deployment: its REST API (authenticated as the generated admin) and its folders."""
+
+    base_url: str
+    home: Path
+    results: Path
+    log_path: Path
+    username: str = "admin"
+    password: str = ""
+    session: requests.Session = field(default_factory=requests.Session)
+    runs: dict[str, str] = field(default_factory=dict)  # name → run id, for tests that come later
+
+    def api(self, method: str, path: str, **kwargs: Any) -> requests.Response:
+        return self.session.request(method, f"{self.base_url}/api/v2{path}", timeout=30, **kwargs)
+
+    def get(self, path: str, **params: Any) -> Any:
+        response = self.api("GET", path, params=params)
+        response.raise_for_status()
+        return response.json()
+
+    def login(self) -> None:
+        """The admin password Airflow generated into AIRFLOW_HOME → a JWT for the REST API."""
+        generated = self.home / "simple_auth_manager_passwords.json.generated"
+        self.password = json.loads(generated.read_text())[self.username]
+        response = requests.post(
+            f"{self.base_url}/auth/token",
+            json={"username": self.username, "password": self.password},
+            timeout=30,
+        )
+        response.raise_for_status()
+        self.session.headers["Authorization"] = "Bearer " + response.json()["access_token"]
+
+    def trigger(self, dag_id: str, conf: dict[str, Any]) -> str:
+        response = self.api("POST", f"/dags/{dag_id}/dagRuns", json={"logical_date": None, "conf": conf})
+        assert response.status_code == 200, response.text
+        return response.json()["dag_run_id"]
+
+    def wait_for_run(self, dag_id: str, run_id: str, timeout_s: float = 1200) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            run = self.get(f"/dags/{dag_id}/dagRuns/{run_id}")
+            if run["state"] in FINISHED:
+                return run
+            assert time.monotonic() < deadline, f"run {run_id} still {run['state']} after {timeout_s} s"
+            time.sleep(3)
+
+    def task_instances(self, dag_id: str, run_id: str) -> list[dict[str, Any]]:
+        body = self.get(f"/dags/{dag_id}/dagRuns/{run_id}/taskInstances", limit=1000)
+        return body["task_instances"]
+
+    def task_log(self, dag_id: str, run_id: str, ti: dict[str, Any]) -> str:
+        """The task instance's log as text (its newest try), fetched through the REST API."""
+        path = f"/dags/{dag_id}/dagRuns/{run_id}/taskInstances/{ti['task_id']}/logs/{ti['try_number']}"
+        params = {"map_index": ti["map_index"], "full_content": True}
+        response = self.api("GET", path, params=params, headers={"Accept": "application/json"})
+        response.raise_for_status()
+        lines = []
+        for entry in response.json()["content"]:
+            if not isinstance(entry, dict):
+                lines.append(str(entry))
+                continue
+            lines.append(entry.get("event", ""))
+            lines += [f"{e['exc_type']}: {e['exc_value']}" for e in entry.get("error_detail") or []]
+        return "\n".join(lines)
+
+
+def _wait_until_healthy(deployment: AirflowDeployment, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while time.monotonic() < deadline:
+        assert process.poll() is None, (
+            f"airflow_ui.sh exited ({process.returncode}); see {deployment.log_path}"
+        )
+        try:
+            health = requests.get(f"{deployment.base_url}/api/v2/monitor/health", timeout=5).json()
+            if (
+                health.get("scheduler", {}).get("status") == "healthy"
+                and (deployment.home / "simple_auth_manager_passwords.json.generated").is_file()
+            ):
+                return
+        except (requests.ConnectionError, requests.Timeout, ValueError):
+            pass
+        time.sleep(2)
+    raise AssertionError(f"Airflow not healthy after {READY_TIMEOUT_S} s; see {deployment.log_path}")
+
+
+def _stragglers(home: Path) -> list[psutil.Process]:
+    """Processes of this deployment that left its process group (task supervisors may)."""
+    found = []
+    for proc in psutil.process_iter():
+        try:
+            if proc.environ().get("AIRFLOW_HOME") == str(home):
+                found.append(proc)
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            continue
+    return found
+
+
+def _stop(process: subprocess.Popen, home: Path) -> None:
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=30)
+    for proc in _stragglers(home):
+        proc.kill()
+
+
+@contextmanager
+def airflow_ui(workdir: Path, extra_env: dict[str, str] | None = None) -> Iterator[AirflowDeployment]:
+    """Start ``scripts/airflow_ui.sh`` the README's way, with its own AIRFLOW_HOME under ``workdir``."""
+    port = _free_port()
+    base_url = f"http://127.0.0.1:{port}"
+    home, results = workdir / "airflow", workdir / "out" / "runs"
+    env = {
+        **os.environ,
+        "AIRFLOW_HOME": str(home),
+        "AIRFLOW__API__PORT": str(port),
+        "AIRFLOW__API__BASE_URL": base_url,
+        "AIRFLOW__CORE__EXECUTION_API_SERVER_URL": f"{base_url}/execution/",
+        "TSBENCH_RESULTS": str(results),
+        "TSBENCH_DATASETS": str(workdir / "datasets"),
+        "TSBENCH_STATE": str(workdir / "state"),
+        **(extra_env or {}),
+    }
+    for name in [
+        key for key in env if key.startswith("AIRFLOW_CONN_") or key == "AIRFLOW__CORE__UNIT_TEST_MODE"
+    ]:
+        env.pop(name)
+    deployment = AirflowDeployment(base_url, home, results, workdir / "airflow_ui.log")
+    with deployment.log_path.open("wb") as log:
+        process = subprocess.Popen(
+            ["bash", str(ROOT / "scripts" / "airflow_ui.sh")],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        try:
+            _wait_until_healthy(deployment, process)
+            deployment.login()
+            yield deployment
+        finally:
+            _stop(process, home)
