@@ -122,10 +122,7 @@ class MachineLease:
             waited = time.monotonic() - started
             holder = self.holder()
             if waited >= timeout_s:
-                raise MachineBusy(
-                    f"the machine was still in use after waiting {waited:.0f} s "
-                    f"(limit {timeout_s:.0f} s, TSBENCH_MACHINE_WAIT_S): {describe(holder)}"
-                )
+                raise busy(waited, timeout_s, holder)
             if on_wait and (reported_at is None or waited - reported_at >= report_every_s):
                 on_wait(holder, waited)
                 reported_at = waited
@@ -145,6 +142,14 @@ class MachineLease:
             return False
         self.path.unlink(missing_ok=True)
         return True
+
+
+def busy(waited_s: float, limit_s: float, holder: dict[str, Any] | None) -> MachineBusy:
+    """The error of a branch that waited ``waited_s`` for the machine, past ``limit_s``."""
+    return MachineBusy(
+        f"the machine was still in use after waiting {waited_s:.0f} s "
+        f"(limit {limit_s:.0f} s, TSBENCH_MACHINE_WAIT_S): {describe(holder)}"
+    )
 
 
 def _last_beat(holder: dict[str, Any]) -> float:

@@ -14,7 +14,10 @@ trigger race of #72716 cannot occur). ``max_active_tis_per_dagrun=1`` keeps at m
 holder's own tasks; ``acquire_machine`` is never retried (a retry of the holder's own acquire
 would queue behind that waiter). Every phase task beats the lease while it runs; a holder that
 died without teardown stops beating and its lease is taken over after 15 min, and a phase whose
-lease was taken over fails (``LeaseLost``) rather than measure beside another branch.
+lease was taken over fails (``LeaseLost``) rather than measure beside another branch. Under
+``dag.test()`` / ``airflow dags test`` (one task at a time, in-process, no executor) a blocking wait
+would stop the holder too, so there the waiter hands its turn back (a reschedule, which that loop
+handles without any scheduler race) and tries again 2 s later.
 
 A failing branch only fails its own tasks; ``collect`` and everything after it run anyway and the
 report shows the failure with its phase and reason. ``verdict`` fails the DAG run at the very end
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import time
 from collections.abc import Sequence
 from contextlib import nullcontext
 from datetime import timedelta
@@ -96,9 +100,43 @@ def _phase(item: dict[str, Any], name: str, measuring: bool = True) -> dict[str,
     return {k: v for k, v in body.items() if isinstance(v, int | float | str | bool)}
 
 
+def _in_process_test_run() -> bool:
+    """True under ``dag.test()`` / ``airflow dags test``: tasks run one at a time inside the test's
+    own process (Airflow's in-process supervisor), so a blocking wait would stop the lease
+    holder's tasks too."""
+    from airflow.sdk.execution_time import task_runner
+    from airflow.sdk.execution_time.supervisor import InProcessSupervisorComms
+
+    return isinstance(getattr(task_runner, "SUPERVISOR_COMMS", None), InProcessSupervisorComms)
+
+
+def _try_or_give_the_turn_back(lease: Any, owner: str, item: dict[str, Any]) -> float:
+    """The in-process form of the wait: take the lease now, or hand the turn back to the test
+    loop (a reschedule in 2 s, which ``dag.test`` runs without executor or scheduler, so without
+    the race a rescheduling task has under a real scheduler). Returns the seconds waited."""
+    from airflow.sdk.exceptions import AirflowRescheduleException
+
+    from tsbench.lease import busy, describe, wait_limit_s
+
+    since_file = Path(item["run_dir"]) / "targets" / item["target"] / "acquire_machine.since"
+    if not since_file.is_file():
+        since_file.parent.mkdir(parents=True, exist_ok=True)
+        since_file.write_text(repr(time.time()))
+    waited = time.time() - float(since_file.read_text())
+    if lease.try_acquire(owner):
+        return waited
+    if waited >= wait_limit_s():
+        raise busy(waited, wait_limit_s(), lease.holder())
+    log.info("machine busy (%.0f s so far): %s; trying again in 2 s", waited, describe(lease.holder()))
+    time.sleep(0.5)  # the test loop reruns the task at once when nothing else is ready
+    raise AirflowRescheduleException(reschedule_date=pendulum.now("UTC").add(seconds=2))
+
+
 def _acquire_machine(item: dict[str, Any]) -> dict[str, Any]:
     """Block until this branch holds the machine lease (see the module docstring); a branch that
     never gets it is recorded as failed in ``acquire_machine`` with the holder named."""
+    from airflow.sdk.exceptions import AirflowRescheduleException
+
     from tsbench.lease import MachineLease, describe, wait_limit_s
 
     _label(item)
@@ -108,8 +146,13 @@ def _acquire_machine(item: dict[str, Any]) -> dict[str, Any]:
         log.info("machine busy (%.0f s so far): %s", waited_s, describe(holder))
 
     try:
-        waited = lease.acquire(owner, wait_limit_s(), on_wait=waiting)
+        if _in_process_test_run():
+            waited = _try_or_give_the_turn_back(lease, owner, item)
+        else:
+            waited = lease.acquire(owner, wait_limit_s(), on_wait=waiting)
         _phases(item).write("acquire_machine", {"waited_s": waited})
+    except AirflowRescheduleException:
+        raise
     except Exception as error:
         lease.release(owner)  # no teardown follows a failed setup
         _phases(item).fail("acquire_machine", error)
