@@ -887,14 +887,18 @@ def test_weasyprint_logs_no_warning_for_the_report(
 ) -> None:
     """The report's HTML, charts included, is CSS WeasyPrint knows: no "Ignored `fill: …`,
     unknown property" per SVG declaration (the fontTools notice of a machine without
-    libharfbuzz-subset is logged at DEBUG by html_to_pdf)."""
+    libharfbuzz-subset is logged at DEBUG by html_to_pdf), and no per-page progress lines."""
     caplog.set_level(logging.DEBUG, logger="weasyprint")
+    logging.getLogger("weasyprint.progress").info("canary")  # capture works, or the check proves nothing
+    assert [r.getMessage() for r in caplog.records] == ["canary"]
+    caplog.clear()
     files = render_report(run_dir, synthetic_history(), out_dir=tmp_path)
     assert files.pdf.read_bytes().startswith(b"%PDF-")
     weasyprint = [r for r in caplog.records if r.name.split(".")[0] == "weasyprint"]
-    assert weasyprint, "nothing captured from the weasyprint logger: the check would prove nothing"
     warnings = [r.getMessage() for r in weasyprint if r.levelno >= logging.WARNING]
     assert warnings == [], f"{len(warnings)} WeasyPrint warnings, e.g. {sorted(set(warnings))[:5]}"
+    progress = [r.getMessage() for r in weasyprint if r.name == "weasyprint.progress"]
+    assert progress == [], f"{len(progress)} progress lines (one per layout step) in the task log"
 
 
 def test_render_time_is_reasonable(report: dict[str, Any]) -> None:

@@ -123,23 +123,27 @@ class _DemoteFontSubsetNotice(logging.Filter):
 
 
 @contextmanager
-def _font_subset_notice_demoted() -> Iterator[None]:
-    weasyprint_log = logging.getLogger("weasyprint")
-    notice = _DemoteFontSubsetNotice()
+def _quiet_weasyprint() -> Iterator[None]:
+    """The font-subset notice at DEBUG, and WeasyPrint's per-page progress lines (INFO, about 60
+    per report in the task log) only when someone set ``weasyprint.progress``'s level."""
+    weasyprint_log, progress = logging.getLogger("weasyprint"), logging.getLogger("weasyprint.progress")
+    notice, progress_level = _DemoteFontSubsetNotice(), progress.level
     weasyprint_log.addFilter(notice)
+    if progress_level == logging.NOTSET:
+        progress.setLevel(logging.WARNING)
     try:
         yield
     finally:
         weasyprint_log.removeFilter(notice)
+        progress.setLevel(progress_level)
 
 
 def html_to_pdf(html: str, base_url: str | None = None) -> bytes:
     """Lay the HTML out for print (A4) with WeasyPrint. The report's own HTML makes WeasyPrint log
-    no warning (``tests/unit/test_report.py``); see ``_DemoteFontSubsetNotice`` for the one
-    machine-dependent notice that is logged at DEBUG instead."""
-    from weasyprint import HTML  # heavy import: only when a PDF is made
+    no warning (``tests/unit/test_report.py``); see ``_quiet_weasyprint`` for what is quieted."""
+    with _quiet_weasyprint():
+        from weasyprint import HTML  # heavy, and parses its own stylesheets: only for a PDF
 
-    with _font_subset_notice_demoted():
         return HTML(string=html, base_url=base_url).write_pdf()
 
 
