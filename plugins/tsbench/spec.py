@@ -80,15 +80,21 @@ class _Parsed(BaseModel):
         given = {k: v for k, v in values.items() if v is not None}
         optional = {name for name, field in cls.model_fields.items() if not field.is_required()}
         problems: list[tuple[str, str]] = []
+        set_aside: set[str] = set()  # named already; what their defaults provoke is not the caller's
         while True:
             try:
                 parsed = cls.model_validate(given)
             except ValidationError as error:
-                found = [problem for problem in _problems(error) if problem not in problems]
+                found = [
+                    (field, message)
+                    for field, message in _problems(error)
+                    if (field, message) not in problems and field.split(".")[0] not in set_aside
+                ]
                 problems += found
                 bad = {field.split(".")[0] for field, _ in found} & optional & given.keys()
                 if not bad:
                     break
+                set_aside |= bad
                 for field in bad:
                     del given[field]
                 continue

@@ -66,6 +66,14 @@ def test_run_grid_and_load_log_in_the_browser(deployment: AirflowDeployment) -> 
             expect(page.get_by_text("row counts checked", exact=False).first).to_be_visible()
             _shot(page, "load-log.png")
 
+            page.goto(f"{deployment.base_url}/dags/{DAG}")  # the trigger form: pick lists
+            page.get_by_role("button", name="Trigger").first.click()
+            expect(page.get_by_text("Run Parameters").first).to_be_visible()
+            for chip in ("questdb", "timescaledb", "postgres", "influxdb"):  # default targets, as chips
+                expect(page.get_by_text(chip, exact=True).first).to_be_visible()
+            expect(page.get_by_text("Select one or multiple values").first).to_be_visible()  # query types
+            _shot(page, "trigger-form.png")
+
             if bad := deployment.runs.get("bad"):  # what a user sees of a rejected trigger
                 page.goto(f"{deployment.base_url}/dags/{DAG}/runs/{bad}/tasks/validate_params")
                 expect(page.get_by_text("invalid run parameters", exact=False).first).to_be_visible()

@@ -58,7 +58,7 @@ from tsbench.runtimes.docker_arguments import (
     volume_names,
 )
 from tsbench.runtimes.docker_stats import cpu_ns, cpu_percent, read_time_ns, resident_bytes
-from tsbench.runtimes.local import drop_os_caches, free_port, state_root
+from tsbench.runtimes.local import drop_os_caches, free_ports, state_root
 from tsbench.targets.base import Endpoint, Target, TargetError
 
 if TYPE_CHECKING:
@@ -503,7 +503,8 @@ class DockerRuntime:
             raise TargetError(
                 f"cannot tell where {client.api.base_url}'s published ports are: set endpoint_host"
             )
-        host_ports: dict[str, int | None] = {role: (free_port() if local else None) for role in spec.ports}
+        picked = free_ports(len(spec.ports)) if local else [None] * len(spec.ports)
+        host_ports: dict[str, int | None] = dict(zip(spec.ports, picked, strict=True))
         tags = labels(instance, target, flavour, self.run)
         volumes = volume_names(spec, instance)
         for name in volumes.values():

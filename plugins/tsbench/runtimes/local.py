@@ -22,6 +22,7 @@ import socket
 import subprocess
 import time
 from abc import ABC, abstractmethod
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -40,9 +41,17 @@ def state_root() -> Path:
 
 
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    return free_ports(1)[0]
+
+
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct free loopback ports: every probe stays bound until all are picked (two
+    probes bound and closed one after another may be handed the same port)."""
+    with ExitStack() as stack:
+        probes = [stack.enter_context(socket.socket()) for _ in range(count)]
+        for probe in probes:
+            probe.bind(("127.0.0.1", 0))
+        return [probe.getsockname()[1] for probe in probes]
 
 
 def port_open(port: int, host: str = "127.0.0.1", timeout_s: float = 0.2) -> bool:
@@ -345,7 +354,7 @@ class LocalRuntime:
         if recipe_type.run_as:
             self.root.chmod(0o755)
             shutil.chown(home, recipe_type.run_as, recipe_type.run_as)
-        ports = {role: free_port() for role in recipe_type.port_roles}
+        ports = dict(zip(recipe_type.port_roles, free_ports(len(recipe_type.port_roles)), strict=True))
         server = LocalServer(instance, home, recipe_type(home, ports))
         server.recipe.install()
         server.recipe.initialise()
