@@ -46,6 +46,13 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
+def _one_of(default: str, title: str, choices: list[str]) -> Param:
+    """A text field whose allowed values are proposed (``examples``) and listed, not enforced."""
+    return Param(
+        default, type="string", examples=choices, title=title, description="One of: " + ", ".join(choices)
+    )
+
+
 def comparison_params(overrides: dict[str, Any] | None = None) -> dict[str, Param]:
     d = {**DEFAULTS, **(overrides or {})}
     return {
@@ -64,24 +71,12 @@ def comparison_params(overrides: dict[str, Any] | None = None) -> dict[str, Para
             title="Scales",
             description="Numbers of hosts (TSBS scale); one branch per scale, e.g. [100, 1000, 10000].",
         ),
-        "use_case": Param(
-            d["use_case"],
-            type="string",
-            examples=list(USE_CASES),
-            title="Use case",
-            description="One of: " + ", ".join(USE_CASES) + ".",
-        ),
+        "use_case": _one_of(d["use_case"], "Use case", list(USE_CASES)),
         "start": Param(d["start"], type="string", title="Start", description="First timestamp, ISO-8601."),
         "duration": Param(d["duration"], type="string", title="Duration", description="e.g. 1d, 12h, 90min"),
         "interval": Param(d["interval"], type="string", title="Interval", description="e.g. 10s"),
         "seed": Param(d["seed"], type="integer", title="Data seed"),
-        "ingestion": Param(
-            d["ingestion"],
-            type="string",
-            examples=list(INGESTION_ORDERS),
-            title="Ingestion order",
-            description="One of: " + ", ".join(INGESTION_ORDERS) + " (rows per host run below).",
-        ),
+        "ingestion": _one_of(d["ingestion"], "Ingestion order", list(INGESTION_ORDERS)),
         "run_length": Param(d["run_length"], type="integer", title="Rows per host run"),
         "workers": Param(d["workers"], type="integer", title="Workers"),
         "batch_size": Param(d["batch_size"], type="integer", title="Batch size"),
