@@ -92,12 +92,11 @@ class _Parsed(BaseModel):
                 ]
                 problems += found
                 bad = {field.split(".")[0] for field, _ in found} & optional & given.keys()
-                if not bad:
-                    break
                 set_aside |= bad
                 for field in bad:
                     del given[field]
-                continue
+                if bad:
+                    continue
             break
         if problems:
             raise SpecError(problems)

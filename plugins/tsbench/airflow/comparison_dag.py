@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from datetime import timedelta
 from pathlib import Path
@@ -110,24 +110,27 @@ def _in_process_test_run() -> bool:
     return isinstance(getattr(task_runner, "SUPERVISOR_COMMS", None), InProcessSupervisorComms)
 
 
-def _try_or_give_the_turn_back(lease: Any, owner: str, item: dict[str, Any]) -> float:
+def _try_or_give_the_turn_back(
+    lease: Any, owner: str, since_file: Path, waiting: Callable[[dict[str, Any] | None, float], None]
+) -> float:
     """The in-process form of the wait: take the lease now, or hand the turn back to the test
     loop (a reschedule in 2 s, which ``dag.test`` runs without executor or scheduler, so without
-    the race a rescheduling task has under a real scheduler). Returns the seconds waited."""
+    the race a rescheduling task has under a real scheduler). Returns the seconds waited since
+    the first try, which ``since_file`` keeps across tries."""
     from airflow.sdk.exceptions import AirflowRescheduleException
 
-    from tsbench.lease import busy, describe, wait_limit_s
+    from tsbench.lease import busy, wait_limit_s
 
-    since_file = Path(item["run_dir"]) / "targets" / item["target"] / "acquire_machine.since"
     if not since_file.is_file():
         since_file.parent.mkdir(parents=True, exist_ok=True)
         since_file.write_text(repr(time.time()))
     waited = time.time() - float(since_file.read_text())
     if lease.try_acquire(owner):
         return waited
-    if waited >= wait_limit_s():
-        raise busy(waited, wait_limit_s(), lease.holder())
-    log.info("machine busy (%.0f s so far): %s; trying again in 2 s", waited, describe(lease.holder()))
+    holder, limit = lease.holder(), wait_limit_s()
+    if waited >= limit:
+        raise busy(waited, limit, holder)
+    waiting(holder, waited)
     time.sleep(0.5)  # the test loop reruns the task at once when nothing else is ready
     raise AirflowRescheduleException(reschedule_date=pendulum.now("UTC").add(seconds=2))
 
@@ -140,22 +143,23 @@ def _acquire_machine(item: dict[str, Any]) -> dict[str, Any]:
     from tsbench.lease import MachineLease, describe, wait_limit_s
 
     _label(item)
-    lease, owner = MachineLease(), _lease_owner(item)
+    lease, owner, phases = MachineLease(), _lease_owner(item), _phases(item)
 
     def waiting(holder: dict[str, Any] | None, waited_s: float) -> None:
         log.info("machine busy (%.0f s so far): %s", waited_s, describe(holder))
 
     try:
         if _in_process_test_run():
-            waited = _try_or_give_the_turn_back(lease, owner, item)
+            since_file = phases.dir / "acquire_machine.since"
+            waited = _try_or_give_the_turn_back(lease, owner, since_file, waiting)
         else:
             waited = lease.acquire(owner, wait_limit_s(), on_wait=waiting)
-        _phases(item).write("acquire_machine", {"waited_s": waited})
+        phases.write("acquire_machine", {"waited_s": waited})
     except AirflowRescheduleException:
         raise
     except Exception as error:
         lease.release(owner)  # no teardown follows a failed setup
-        _phases(item).fail("acquire_machine", error)
+        phases.fail("acquire_machine", error)
         raise
     log.info("machine lease taken by %s after %.1f s", item["label"], waited)
     return {"waited_s": waited}
