@@ -27,6 +27,7 @@ from tsbench.machine import client_versions, machine_facts
 from tsbench.measure.load import load
 from tsbench.measure.query_runner import run_pass
 from tsbench.measure.resources import ResourceSampler
+from tsbench.measure.wire_cache import WireCache, ensure_wire_cache
 from tsbench.results.files import read_json, write_bytes_atomic, write_json_atomic
 from tsbench.runtimes.base import Runtime, Server
 from tsbench.runtimes.select import runtime_for
@@ -215,16 +216,29 @@ class TargetPhases:
         )
 
     def prepare(self) -> dict[str, Any]:
+        """The schema, and the wire-ready load bodies (encoded here, outside the load's timed
+        window, and timed on their own: ``wire``)."""
         with self.connect() as target:
             started = time.perf_counter()
             target.create_schema()
-            return self.write("prepare", {"seconds": time.perf_counter() - started})
+            schema_s = time.perf_counter() - started
+        wire = self.wire_cache()
+        return self.write(
+            "prepare",
+            {"seconds": schema_s, "wire": wire.facts() if wire else None},
+        )
+
+    def wire_cache(self) -> WireCache | None:
+        """This target's wire-ready bodies of the dataset (built once, then found in the cache)."""
+        partitions = self.spec.workers if self.spec.hash_workers else 1
+        return ensure_wire_cache(self.dataset, self.target_type, self.spec.batch_size, partitions)
 
     def load(self) -> dict[str, Any]:
         """``trials`` loads, each into a freshly created schema (so a retry never double-loads);
         the last trial's data stays for the queries."""
         trials = []
         server = self.server()
+        wire = self.wire_cache()
         with self.connect() as target:
             for trial in range(self.spec.trials):
                 target.create_schema()  # fresh every time: a retried load never double-loads
@@ -236,6 +250,7 @@ class TargetPhases:
                         self.spec.batch_size,
                         self.spec.hash_workers,
                         label=f"{self.name} trial {trial + 1}/{self.spec.trials}",
+                        wire=wire,
                     )
                 counts = {m: target.row_count(m) for m in self.dataset.measurements}
                 expected = self.dataset.rows
@@ -249,7 +264,12 @@ class TargetPhases:
         rates = sorted(t["rows_per_s"] for t in trials)
         return self.write(
             "load",
-            {"trials": trials, "row_count_ok": True, "median_rows_per_s": rates[len(rates) // 2]},
+            {
+                "trials": trials,
+                "row_count_ok": True,
+                "median_rows_per_s": rates[len(rates) // 2],
+                "wire": wire.facts() if wire else None,
+            },
         )
 
     def _footprint(self, target: Target, server: Server) -> dict[str, Any]:
@@ -301,7 +321,7 @@ class TargetPhases:
                         )
                     )
         cold, hot = passes[0], passes[1:]
-        hot_all = type(cold)("hot", [e for p in hot for e in p.executions], _sum_walls(hot))
+        hot_all = type(cold)("hot", [e for p in hot for e in p.executions], _sum_walls(hot), _sum_cpu(hot))
         checks = [e for p in passes for e in p.executions]
         mismatches = [
             {"pass": p.name, "query_id": e.query_id, **e.diff}
@@ -363,6 +383,14 @@ def _sum_walls(passes: list[Any]) -> dict[str, float]:
         for qtype, seconds in item.wall_s.items():
             walls[qtype] = walls.get(qtype, 0.0) + seconds
     return walls
+
+
+def _sum_cpu(passes: list[Any]) -> dict[str, float]:
+    cpu: dict[str, float] = {}
+    for item in passes:
+        for qtype, seconds in item.client_cpu_s.items():
+            cpu[qtype] = cpu.get(qtype, 0.0) + seconds
+    return cpu
 
 
 def run_comparison(

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from tsbench.measure.query_runner import run_pass
 from tsbench.measure.stats import latency_stats
+from tsbench.targets.base import RowSession
 from tsbench.workload.dataset import Dataset
 from tsbench.workload.oracle import Oracle, oracle_sql
 from tsbench.workload.queries import DataRange, LogicalQuery, generate_queries
 
 
-class DuckSession:
+class DuckSession(RowSession):
     """Executes the oracle's own SQL (rendered text = query id); can corrupt or fail answers."""
 
     def __init__(self, oracle: Oracle, by_id: dict[str, LogicalQuery], corrupt: set[str], broken: set[str]):
@@ -64,3 +66,39 @@ def test_latency_stats() -> None:
     assert stats["min_ms"] == 1.0 and stats["max_ms"] == 4.0 and stats["p50_ms"] == 2.5
     assert abs(stats["stddev_ms"] - 1.118) < 1e-3
     assert latency_stats([], wall_s=1.0)["count"] == 0
+
+
+class SlowDecoding(DuckSession):
+    """Receives at once; decoding takes 50 ms and fails for the ``broken`` ids (raw = query id)."""
+
+    def fetch(self, text: str) -> Any:
+        return text
+
+    def decode(self, raw: Any) -> list[tuple[Any, ...]]:
+        time.sleep(0.05)
+        if raw in self.broken:
+            raise ValueError("body is not JSON")
+        return self.execute(raw)
+
+
+def test_decoding_is_outside_the_timed_window_and_its_failure_is_the_query_error(
+    small_dataset: Dataset,
+) -> None:
+    queries = generate_queries(DataRange.of(small_dataset), ["lastpoint"], 6, 3)
+    oracle = Oracle(small_dataset)
+    expected = {q.id: oracle.answer(q) for q in queries}
+    by_id = {q.id: q for q in queries}
+    result = run_pass(
+        "cold",
+        queries,
+        {q.id: q.id for q in queries},
+        expected,
+        lambda: SlowDecoding(oracle, by_id, set(), {"lastpoint#1"}),
+        workers=2,
+    )
+    stats = result.stats()["lastpoint"]
+    assert stats["count"] == 5 and stats["errors"] == 1 and stats["mismatches"] == 0
+    assert stats["max_ms"] < 25 and stats["wall_s"] < 0.1  # six decodes take 0.3 s, none timed
+    assert stats["client_cpu_s"] >= 0 and 0 <= stats["client_share"] <= 1
+    failed = next(e for e in result.executions if e.query_id == "lastpoint#1")
+    assert failed.latency_ms is None and "not JSON" in failed.error

@@ -1,11 +1,19 @@
-"""The load driver: N workers write a dataset's batches into a target, timed like TSBS.
+"""The load driver: N workers write a dataset into a target, timed like TSBS.
 
-Timing: the load window starts before the first batch is read and ends after ``target.flush()``
-returned (so it includes reading the Parquet files, sending, and making the data visible/durable).
+Two sources, one driver:
+
+- **wire-ready bodies** (``wire``: a ``WireCache`` built before the load): workers send request
+  bodies the target's wire format encoded earlier — like TSBS's loaders, which read a
+  pre-generated file in the database's format. Nothing is encoded inside the timed window.
+- **Arrow batches** (targets without a wire format): workers encode while they send (``write``).
+
+Timing: the load window starts before the first body (or Parquet batch) is read and ends after
+``target.flush()`` returned (so it includes reading, sending, and making the data visible/durable).
 Rates: rows/s and metrics/s (a metric is one non-null field value; 10 per cpu row), logged every
-``progress_s`` seconds and as a final mean. With ``hash_workers`` every entity (host) always goes
-to the same worker (entity id modulo workers); otherwise workers take the next batch from a shared
-queue. A failure in any worker stops the load and raises ``LoadError`` naming the worker.
+``progress_s`` seconds and as a final mean. Client CPU: user + system CPU-seconds of this process
+(all its threads) over the same window. With ``hash_workers`` every entity (host) always goes to the
+same worker (entity index modulo workers); otherwise workers take the next item from a shared queue.
+A failure in any worker stops the load and raises ``LoadError`` naming the worker.
 """
 
 from __future__ import annotations
@@ -14,14 +22,16 @@ import logging
 import queue
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from tsbench.targets.base import Target
+from tsbench.measure.batches import entity_ids, metric_count
+from tsbench.measure.stats import client_cpu
+from tsbench.measure.wire_cache import Body, WireCache
+from tsbench.targets.base import Target, Writer
 from tsbench.workload.dataset import Dataset
 
 log = logging.getLogger("tsbench.load")
@@ -46,6 +56,8 @@ class LoadResult:
     workers: int
     batch_size: int
     hash_workers: bool
+    client_cpu_s: float = 0.0  # this process, all threads, over ``seconds``
+    source: str = "arrow"  # "wire" (pre-encoded bodies) or "arrow" (encoded while sending)
     progress: list[dict[str, float]] = field(default_factory=list)
 
     @property
@@ -68,12 +80,20 @@ class LoadResult:
             "workers": self.workers,
             "batch_size": self.batch_size,
             "hash_workers": self.hash_workers,
+            "source": self.source,
+            **client_cpu(self.client_cpu_s, self.seconds),
+            "client_cpu_s_per_million_rows": self.client_cpu_s / self.rows * 1e6 if self.rows else 0.0,
             "progress": self.progress,
         }
 
 
-def _metric_count(batch: pa.RecordBatch, first_field: int) -> int:
-    return sum(batch.num_rows - batch.column(i).null_count for i in range(first_field, batch.num_columns))
+@dataclass(frozen=True)
+class _Batch:
+    """An Arrow batch the worker's writer encodes as it sends."""
+
+    measurement: str
+    batch: pa.RecordBatch
+    metrics: int
 
 
 class _Counter:
@@ -88,12 +108,111 @@ class _Counter:
             self.metrics += metrics
 
 
-def _entity_ids(batch: pa.RecordBatch, key: str, names: pa.Array) -> np.ndarray:
-    column = batch.column(key)
-    if isinstance(column.type, pa.DictionaryType):
-        per_entry = pc.index_in(column.dictionary, value_set=names).to_numpy(zero_copy_only=False)
-        return per_entry[column.indices.to_numpy(zero_copy_only=False)]
-    return pc.index_in(column, value_set=names).to_numpy(zero_copy_only=False)
+class _Workers:
+    """The reader thread, the worker threads and their queues for one load."""
+
+    def __init__(self, target: Target, workers: int, hash_workers: bool):
+        self.target = target
+        self.workers = workers
+        self.hash_workers = hash_workers
+        self.queues: list[queue.Queue[Any]] = [
+            queue.Queue(maxsize=4) for _ in range(workers if hash_workers else 1)
+        ]
+        self.counter = _Counter()
+        self.failed = threading.Event()
+        self.errors: list[str] = []
+
+    def put(self, index: int, item: Any) -> bool:
+        while not self.failed.is_set():
+            try:
+                self.queues[index].put(item, timeout=0.2)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def read(self, items: Iterator[tuple[int, Any]]) -> None:
+        """Feed ``(owner, item)`` pairs to the queues; then one end mark per worker."""
+        try:
+            for owner, item in items:
+                if not self.put(owner if self.hash_workers else 0, item):
+                    return
+        except Exception as error:  # a reader failure fails the load like a worker failure
+            self.errors.append(f"reader: {type(error).__name__}: {error}")
+            self.failed.set()
+        finally:
+            for w in range(self.workers):
+                self.put(w if self.hash_workers else 0, _DONE)
+
+    def work(self, index: int) -> None:
+        source = self.queues[index if self.hash_workers else 0]
+        try:
+            writer = self.target.writer()
+        except Exception as error:
+            self.errors.append(f"worker {index}: cannot connect: {type(error).__name__}: {error}")
+            self.failed.set()
+            return
+        try:
+            while not self.failed.is_set():
+                try:
+                    item = source.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+                if item is _DONE:
+                    return
+                self._deliver(writer, item)
+        except Exception as error:
+            self.errors.append(f"worker {index}: {type(error).__name__}: {error}")
+            self.failed.set()
+        finally:
+            try:
+                writer.close()
+            except Exception as error:  # closing a broken connection must not hide the first error
+                log.debug("worker %d: close failed: %s", index, error)
+
+    def _deliver(self, writer: Writer, item: Body | _Batch) -> None:
+        if isinstance(item, Body):
+            writer.send(item.measurement, item.payload())  # type: ignore[attr-defined]
+            self.counter.add(item.rows, item.metrics)
+        else:
+            self.counter.add(writer.write(item.measurement, item.batch), item.metrics)
+
+    def start(self, items: Iterator[tuple[int, Any]]) -> list[threading.Thread]:
+        threads = [threading.Thread(target=self.read, args=(items,), name="load-reader", daemon=True)]
+        threads += [
+            threading.Thread(target=self.work, args=(i,), name=f"load-worker-{i}", daemon=True)
+            for i in range(self.workers)
+        ]
+        for thread in threads:
+            thread.start()
+        return threads
+
+
+def _arrow_items(
+    dataset: Dataset, batch_size: int, workers: int, hash_workers: bool
+) -> Iterator[tuple[int, Any]]:
+    key = dataset.use_case.entity_key
+    names = dataset.tags().column(key).combine_chunks()
+    first_field = {m.name: 2 + len(m.extra_tags) for m in dataset.use_case.measurements}
+    for measurement in dataset.measurements:
+        for batch in dataset.iter_batches(measurement, batch_size):
+            if not hash_workers:
+                yield 0, _Batch(measurement, batch, metric_count(batch, first_field[measurement]))
+                continue
+            owner = entity_ids(batch, key, names) % workers
+            for w in range(workers):
+                part = batch.filter(pa.array(owner == w))
+                if part.num_rows:
+                    yield w, _Batch(measurement, part, metric_count(part, first_field[measurement]))
+
+
+def _wire_items(wire: WireCache, workers: int, hash_workers: bool) -> Iterator[tuple[int, Body]]:
+    if hash_workers and wire.manifest["partitions"] != workers:
+        raise ValueError(
+            f"wire cache has {wire.manifest['partitions']} partitions, the load {workers} workers"
+        )
+    for body in wire.bodies():
+        yield body.owner, body
 
 
 def load(
@@ -104,130 +223,81 @@ def load(
     hash_workers: bool = False,
     progress_s: float = 10.0,
     label: str = "",
+    wire: WireCache | None = None,
 ) -> LoadResult:
-    """Write every measurement of ``dataset`` into ``target``; see the module docstring."""
+    """Write every measurement of ``dataset`` into ``target`` (from ``wire`` when given); see the
+    module docstring."""
     label = label or target.name
-    queues: list[queue.Queue[Any]] = [queue.Queue(maxsize=4) for _ in range(workers if hash_workers else 1)]
-    counter = _Counter()
-    failed = threading.Event()
-    errors: list[str] = []
-    key = dataset.use_case.entity_key
-    names = dataset.tags().column(key).combine_chunks()
-    first_field = {m.name: 2 + len(m.extra_tags) for m in dataset.use_case.measurements}
-
-    def put(q: queue.Queue[Any], item: Any) -> bool:
-        while not failed.is_set():
-            try:
-                q.put(item, timeout=0.2)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def read() -> None:
-        try:
-            for measurement in dataset.measurements:
-                for batch in dataset.iter_batches(measurement, batch_size):
-                    if not hash_workers:
-                        if not put(queues[0], (measurement, batch)):
-                            return
-                        continue
-                    owner = _entity_ids(batch, key, names) % workers
-                    for w in range(workers):
-                        part = batch.filter(pa.array(owner == w))
-                        if part.num_rows and not put(queues[w], (measurement, part)):
-                            return
-        except Exception as error:  # a reader failure fails the load like a worker failure
-            errors.append(f"reader: {type(error).__name__}: {error}")
-            failed.set()
-        finally:
-            for q in queues:
-                for _ in range(workers if q is queues[0] and not hash_workers else 1):
-                    put(q, _DONE)
-
-    def work(index: int) -> None:
-        source = queues[index if hash_workers else 0]
-        try:
-            writer = target.writer()
-        except Exception as error:
-            errors.append(f"worker {index}: cannot connect: {type(error).__name__}: {error}")
-            failed.set()
-            return
-        try:
-            while not failed.is_set():
-                try:
-                    item = source.get(timeout=0.2)
-                except queue.Empty:
-                    continue
-                if item is _DONE:
-                    return
-                measurement, batch = item
-                accepted = writer.write(measurement, batch)
-                counter.add(accepted, _metric_count(batch, first_field[measurement]))
-        except Exception as error:
-            errors.append(f"worker {index}: {type(error).__name__}: {error}")
-            failed.set()
-        finally:
-            try:
-                writer.close()
-            except Exception as error:  # closing a broken connection must not hide the first error
-                log.debug("worker %d: close failed: %s", index, error)
-
-    progress: list[dict[str, float]] = []
-    started = time.perf_counter()
-    threads = [threading.Thread(target=read, name="load-reader", daemon=True)]
-    threads += [
-        threading.Thread(target=work, args=(i,), name=f"load-worker-{i}", daemon=True) for i in range(workers)
-    ]
-    for thread in threads:
-        thread.start()
-    last_t, last_rows = started, 0
-    while any(t.is_alive() for t in threads[1:]):
-        threads[-1].join(timeout=min(progress_s, 0.5))
-        now = time.perf_counter()
-        if now - last_t >= progress_s:
-            rows, metrics = counter.rows, counter.metrics
-            elapsed = now - started
-            interval_rate = (rows - last_rows) / (now - last_t)
-            progress.append({"t": elapsed, "rows": rows, "metrics": metrics, "rows_per_s": interval_rate})
-            log.info(
-                "load %s: %s rows, %s rows/s (last %.0f s), %s metrics/s mean, %.0f s",
-                label,
-                f"{rows:,}",
-                f"{interval_rate:,.0f}",
-                now - last_t,
-                f"{metrics / elapsed:,.0f}",
-                elapsed,
-            )
-            last_t, last_rows = now, rows
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise LoadError(f"load into {label} failed after {counter.rows:,} rows: {errors[0]}", counter.rows)
+    pool = _Workers(target, workers, hash_workers)
+    started, cpu_started = time.perf_counter(), time.process_time()
+    if wire is not None:
+        items = _wire_items(wire, workers, hash_workers)
+    else:
+        items = _arrow_items(dataset, batch_size, workers, hash_workers)
+    threads = pool.start(items)
+    progress = _watch(threads, pool.counter, started, progress_s, label)
+    if pool.errors:
+        rows = pool.counter.rows
+        raise LoadError(f"load into {label} failed after {rows:,} rows: {pool.errors[0]}", rows)
     written = time.perf_counter()
     try:
         target.flush()
     except Exception as error:
-        raise LoadError(f"flush of {label} failed: {type(error).__name__}: {error}", counter.rows) from error
+        raise LoadError(
+            f"flush of {label} failed: {type(error).__name__}: {error}", pool.counter.rows
+        ) from error
     finished = time.perf_counter()
     result = LoadResult(
-        rows=counter.rows,
-        metrics=counter.metrics,
+        rows=pool.counter.rows,
+        metrics=pool.counter.metrics,
         seconds=finished - started,
         write_seconds=written - started,
         flush_seconds=finished - written,
         workers=workers,
         batch_size=batch_size,
         hash_workers=hash_workers,
+        client_cpu_s=time.process_time() - cpu_started,
+        source="arrow" if wire is None else "wire",
         progress=progress,
     )
     log.info(
-        "load %s: done, %s rows in %.2f s = %s rows/s, %s metrics/s (flush %.2f s)",
+        "load %s: done, %s rows in %.2f s = %s rows/s, %s metrics/s (flush %.2f s), client %.2f CPU-s",
         label,
         f"{result.rows:,}",
         result.seconds,
         f"{result.rows_per_s:,.0f}",
         f"{result.metrics_per_s:,.0f}",
         result.flush_seconds,
+        result.client_cpu_s,
     )
     return result
+
+
+def _watch(
+    threads: list[threading.Thread], counter: _Counter, started: float, progress_s: float, label: str
+) -> list[dict[str, float]]:
+    """Wait for the threads, logging a progress line every ``progress_s`` seconds."""
+    progress: list[dict[str, float]] = []
+    last_t, last_rows = started, 0
+    while any(t.is_alive() for t in threads[1:]):
+        threads[-1].join(timeout=min(progress_s, 0.5))
+        now = time.perf_counter()
+        if now - last_t < progress_s:
+            continue
+        rows, metrics = counter.rows, counter.metrics
+        elapsed = now - started
+        interval_rate = (rows - last_rows) / (now - last_t)
+        progress.append({"t": elapsed, "rows": rows, "metrics": metrics, "rows_per_s": interval_rate})
+        log.info(
+            "load %s: %s rows, %s rows/s (last %.0f s), %s metrics/s mean, %.0f s",
+            label,
+            f"{rows:,}",
+            f"{interval_rate:,.0f}",
+            now - last_t,
+            f"{metrics / elapsed:,.0f}",
+            elapsed,
+        )
+        last_t, last_rows = now, rows
+    for thread in threads:
+        thread.join()
+    return progress

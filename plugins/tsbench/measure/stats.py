@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -32,3 +33,13 @@ def latency_stats(
     body["wall_s"] = wall_s
     body["qps"] = values.size / wall_s if wall_s > 0 else 0.0
     return body
+
+
+def client_cpu(cpu_s: float | None, wall_s: float, cores: int | None = None) -> dict[str, float]:
+    """``client_cpu_s`` (user + system CPU-seconds of the measuring process, all its threads, over
+    a timed window) and ``client_share``: that CPU as a fraction of the machine's (``wall_s`` ×
+    cores of this machine), the part the client took from a server sharing its cores."""
+    if cpu_s is None:
+        return {}
+    capacity = wall_s * (cores or os.cpu_count() or 1)
+    return {"client_cpu_s": cpu_s, "client_share": cpu_s / capacity if capacity > 0 else 0.0}

@@ -88,20 +88,68 @@ class Capabilities:
 
 
 class Writer(Protocol):
-    """One load worker's connection. ``write`` sends one batch and returns the rows it accepted."""
+    """One load worker's connection. ``write`` sends one batch and returns the rows it accepted.
+
+    A target with a ``WireFormat`` also gives its writers ``send(measurement, payload)``: one
+    request with bytes its wire format encoded earlier (the load driver then never encodes)."""
 
     def write(self, measurement: str, batch: pa.RecordBatch) -> int: ...
 
     def close(self) -> None: ...
 
 
+@dataclass(frozen=True)
+class Payload:
+    """The exact bytes of one write request, and the rows the server will store from them."""
+
+    data: bytes
+    rows: int
+
+
+class WireFormat(Protocol):
+    """Encodes load batches into wire-ready request bodies, once per dataset, outside the timed
+    load window (as TSBS's pre-generated files are). Built by ``Target.wire_format`` from the use
+    case and the tags alone (encoding runs in worker processes, with no server at hand). ``key``
+    names everything that determines the bytes (format, its version, settings, client version)."""
+
+    key: str
+    precompressed: bool  # payloads are compressed already (gzip bodies): stored as they are
+
+    def encode(self, measurement: str, batch: pa.RecordBatch) -> list[Payload]: ...
+
+
 class Session(Protocol):
-    """One query worker's connection. ``execute`` runs rendered text and returns all rows, in the
-    column order of ``tsbench.workload.answers.answer_columns`` for the query's type."""
+    """One query worker's connection.
+
+    ``fetch`` sends rendered text and receives the whole result as the server sent it (the timed
+    part: bytes, a libpq result, …); ``decode`` turns that into rows in the column order of
+    ``tsbench.workload.answers.answer_columns`` for the query's type (untimed, for the answer
+    check); ``execute`` is both at once."""
+
+    def fetch(self, text: str) -> Any: ...
+
+    def decode(self, raw: Any) -> list[tuple[Any, ...]]: ...
 
     def execute(self, text: str) -> list[tuple[Any, ...]]: ...
 
     def close(self) -> None: ...
+
+
+class RowSession(ABC):
+    """A session whose client decodes while it receives (no raw form to keep): ``fetch`` returns
+    the rows, ``decode`` passes them on. Subclasses implement ``execute`` and ``close``."""
+
+    @abstractmethod
+    def execute(self, text: str) -> list[tuple[Any, ...]]: ...
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    def fetch(self, text: str) -> list[tuple[Any, ...]]:
+        return self.execute(text)
+
+    def decode(self, raw: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        return raw
 
 
 class Target(ABC):
@@ -131,6 +179,12 @@ class Target(ABC):
     @abstractmethod
     def writer(self) -> Writer:
         """A new connection for one load worker."""
+
+    @classmethod
+    def wire_format(cls, use_case: UseCase, tags: pa.Table) -> WireFormat | None:
+        """How load batches become request bodies ahead of the load, or None when this target's
+        writers encode while they send (``write``)."""
+        return None
 
     @abstractmethod
     def flush(self) -> None:

@@ -17,7 +17,7 @@ import pyarrow as pa
 from clickhouse_connect.driver.client import Client
 from clickhouse_connect.driver.exceptions import ClickHouseError
 
-from tsbench.targets.base import Capabilities, Endpoint, Footprint, Target, TargetError
+from tsbench.targets.base import Capabilities, Endpoint, Footprint, RowSession, Target, TargetError
 from tsbench.targets.clickhouse import dialect
 from tsbench.targets.clickhouse.batches import InsertShaper
 from tsbench.targets.clickhouse.schema import quote_ident, sorting_key, table_ddl
@@ -138,7 +138,7 @@ class ClickHouseWriter:
         self.client.close()
 
 
-class ClickHouseSession:
+class ClickHouseSession(RowSession):
     """One query worker: its own client; rows come back as tuples in the SELECT's column order."""
 
     def __init__(self, endpoint: Endpoint, database: str):

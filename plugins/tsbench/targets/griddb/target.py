@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 import pyarrow as pa
 
-from tsbench.targets.base import Capabilities, Endpoint, Footprint, Target, TargetError
+from tsbench.targets.base import Capabilities, Endpoint, Footprint, RowSession, Target, TargetError
 from tsbench.targets.griddb import combine, dialect, rest
 from tsbench.targets.griddb.client import Connection, Store, client_version
 from tsbench.targets.griddb.layout import (
@@ -59,7 +59,7 @@ class GridDBWriter:
         self.store.close()
 
 
-class GridDBSession:
+class GridDBSession(RowSession):
     """One query worker: runs a JSON plan (``dialect.render``) with its own GridStore connection."""
 
     def __init__(self, store: Store):

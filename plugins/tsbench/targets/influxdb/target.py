@@ -10,18 +10,22 @@ measurement's extra tags are InfluxDB tags, the fields are fields (integers stay
 
 from __future__ import annotations
 
+import json
 import threading
+from http.client import HTTPException
 from pathlib import Path
 from typing import Any, ClassVar
+from urllib.parse import urlencode
 
 import pyarrow as pa
 import requests
 
 from tsbench.runtimes.local import allocated_bytes
 from tsbench.targets.base import Capabilities, Endpoint, Footprint, Target, TargetError
+from tsbench.targets.httpclient import LeanHttp
 from tsbench.targets.influxdb import dialect, v2
 from tsbench.targets.influxdb.server import DATABASE, TUNING, InfluxDBServer
-from tsbench.targets.influxdb.writer import GZIP_LEVEL, TAG_ORDER, InfluxWriter, LineBuilder
+from tsbench.targets.influxdb.writer import GZIP_LEVEL, TAG_ORDER, InfluxWriter, LineBuilder, LineFormat
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.usecases import UseCase
 
@@ -33,13 +37,7 @@ def _result(response: requests.Response, text: str) -> dict[str, Any]:
     """The first statement's result of a /query response (TargetError on any error)."""
     if response.status_code != 200:
         raise TargetError(f"influxdb: /query answered {response.status_code}: {response.text[:300]}\n{text}")
-    body = response.json()
-    if "error" in body:
-        raise TargetError(f"influxdb: {body['error']}\n{text}")
-    result = body["results"][0]
-    if "error" in result:
-        raise TargetError(f"influxdb: {result['error']}\n{text}")
-    return result
+    return _first_result(response.json(), text)
 
 
 def _query(
@@ -70,38 +68,72 @@ def _no_rows_value(text: str) -> Any:
 
 
 class InfluxSession:
-    """One query worker: its own HTTP session. Shapes results by the rendering's answer header."""
+    """One query worker on one kept-alive HTTP connection (``LeanHttp``). ``fetch`` receives the
+    JSON body whole; ``decode`` parses it and shapes rows by the rendering's answer header."""
 
-    def __init__(self, url: str, database: str, headers: dict[str, str] | None = None):
-        self.url = url
+    def __init__(self, host: str, port: int, database: str, headers: dict[str, str] | None = None):
+        self.http = LeanHttp(host, port, headers, QUERY_TIMEOUT_S)
         self.database = database
-        self.http = requests.Session()
-        self.http.headers.update(headers or {})
+
+    def fetch(self, text: str) -> tuple[str, bytes]:
+        """``(text, body)`` of a 200 answer (TargetError for any other status)."""
+        params = {"db": self.database, "epoch": "ns"}
+        try:
+            if len(text) > GET_LIMIT:  # long texts go in a form body
+                form = urlencode({"q": text}).encode()
+                headers = {"Content-Type": "application/x-www-form-urlencoded"}
+                path = f"/query?{urlencode(params)}"
+                reply = self.http.request("POST", path, form, headers, repeatable=True)
+            else:
+                path = f"/query?{urlencode({**params, 'q': text})}"
+                reply = self.http.request("GET", path, repeatable=True)
+        except (OSError, HTTPException) as error:
+            raise TargetError(f"influxdb: /query failed: {error}\n{text}") from error
+        if reply.status != 200:
+            raise TargetError(f"influxdb: /query answered {reply.status}: {reply.body[:300]!r}\n{text}")
+        return text, reply.body
+
+    def decode(self, raw: tuple[str, bytes]) -> list[tuple[Any, ...]]:
+        text, body = raw
+        return _shape(text, _first_result(json.loads(body), text))
 
     def execute(self, text: str) -> list[tuple[Any, ...]]:
-        columns, no_rows = dialect.parse_header(text)
-        result = _query(self.http, self.url, text, self.database)
-        rows: list[tuple[Any, ...]] = []
-        for series in result.get("series", ()):
-            names = series["columns"]
-            tags = series.get("tags") or {}
-            getters = []
-            for column in columns:
-                source = "time" if column in ("bucket", "time") else column
-                if source in names:
-                    getters.append((names.index(source), None))
-                elif column in tags:
-                    getters.append((-1, tags[column]))
-                else:
-                    raise TargetError(f"influxdb: result has no column or tag {column!r}: {names} {tags}")
-            for values in series.get("values", ()):
-                rows.append(tuple(value if index < 0 else values[index] for index, value in getters))
-        if not rows and no_rows is not None:
-            rows.append((_no_rows_value(no_rows),))
-        return rows
+        return self.decode(self.fetch(text))
 
     def close(self) -> None:
         self.http.close()
+
+
+def _first_result(body: dict[str, Any], text: str) -> dict[str, Any]:
+    if "error" in body:
+        raise TargetError(f"influxdb: {body['error']}\n{text}")
+    result = body["results"][0]
+    if "error" in result:
+        raise TargetError(f"influxdb: {result['error']}\n{text}")
+    return result
+
+
+def _shape(text: str, result: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """Rows in the answer header's column order from one statement's series."""
+    columns, no_rows = dialect.parse_header(text)
+    rows: list[tuple[Any, ...]] = []
+    for series in result.get("series", ()):
+        names = series["columns"]
+        tags = series.get("tags") or {}
+        getters = []
+        for column in columns:
+            source = "time" if column in ("bucket", "time") else column
+            if source in names:
+                getters.append((names.index(source), None))
+            elif column in tags:
+                getters.append((-1, tags[column]))
+            else:
+                raise TargetError(f"influxdb: result has no column or tag {column!r}: {names} {tags}")
+        for values in series.get("values", ()):
+            rows.append(tuple(value if index < 0 else values[index] for index, value in getters))
+    if not rows and no_rows is not None:
+        rows.append((_no_rows_value(no_rows),))
+    return rows
 
 
 class InfluxDBTarget(Target):
@@ -188,13 +220,16 @@ class InfluxDBTarget(Target):
 
     def writer(self) -> InfluxWriter:
         return InfluxWriter(
-            self.url,
+            (self.endpoint.host, self.endpoint.port("http")),
             self.database,
-            self.builder(),
-            self.gzip_level,
+            LineFormat(self.builder(), self.gzip_level),
             self._written,
             headers=v2.auth_headers(self.endpoint),
         )
+
+    @classmethod
+    def wire_format(cls, use_case: UseCase, tags: pa.Table) -> LineFormat:
+        return LineFormat(LineBuilder(use_case, tags, cls.tag_order), cls.gzip_level)
 
     def flush(self) -> None:
         """Nothing is buffered on our side and a 204 from /write means the points are in the
@@ -223,7 +258,8 @@ class InfluxDBTarget(Target):
         return dialect.render(query)
 
     def session(self) -> InfluxSession:
-        return InfluxSession(self.url, self.database, v2.auth_headers(self.endpoint))
+        port = self.endpoint.port("http")
+        return InfluxSession(self.endpoint.host, port, self.database, v2.auth_headers(self.endpoint))
 
     # ---- facts ---------------------------------------------------------------------------------
 

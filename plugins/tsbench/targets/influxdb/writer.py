@@ -23,14 +23,16 @@ releases the GIL, so two writers overlap compression with the server's work).
 from __future__ import annotations
 
 import zlib
+from http.client import HTTPException
 from typing import Any
+from urllib.parse import urlencode
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import requests
 
-from tsbench.targets.base import TargetError
+from tsbench.targets.base import Payload, TargetError
+from tsbench.targets.httpclient import LeanHttp
 from tsbench.workload.usecases import Measurement, UseCase
 
 FORBIDDEN = r"[ ,=\"\\\n\r]"  # characters that would need escaping in a tag key, tag value or name
@@ -183,57 +185,68 @@ def gzip_bytes(data: memoryview, level: int = GZIP_LEVEL) -> bytes:
     return packer.compress(data) + packer.flush()
 
 
-class InfluxWriter:
-    """One load worker: its own HTTP session (keep-alive connection) to ``/write``."""
+class LineFormat:
+    """Wire-ready ``/write`` bodies: a batch's lines (``MAX_LINES_PER_REQUEST`` per body), gzipped
+    as the writer would send them."""
 
-    def __init__(
-        self,
-        url: str,
-        database: str,
-        builder: LineBuilder,
-        gzip_level: int = GZIP_LEVEL,
-        written: set[str] | None = None,
-        headers: dict[str, str] | None = None,
-    ):
-        """``written`` (shared by a target's writers) collects the measurements that got rows;
-        ``headers`` go with every request (InfluxDB 2's ``Authorization: Token …``)."""
-        self.url = f"{url}/write"
-        self.written = written if written is not None else set()
-        self.params = {"db": database, "precision": "ns"}
+    precompressed = True
+
+    def __init__(self, builder: LineBuilder, gzip_level: int = GZIP_LEVEL):
         self.builder = builder
         self.gzip_level = gzip_level
-        self.http = requests.Session()
-        self.http.headers.update(headers or {})
-        self.rows = 0
+        self.key = f"influx-line/{builder.tag_order}/gzip-{gzip_level}/max-{MAX_LINES_PER_REQUEST}/1"
+        self.precompressed = bool(gzip_level)
 
-    def write(self, measurement: str, batch: pa.RecordBatch) -> int:
+    def encode(self, measurement: str, batch: pa.RecordBatch) -> list[Payload]:
         m = self.builder.use_case.measurement(measurement)
-        accepted = 0
+        payloads = []
         for start in range(0, batch.num_rows, MAX_LINES_PER_REQUEST):
             lines = self.builder.lines(m, batch.slice(start, MAX_LINES_PER_REQUEST))
             if len(lines):
-                self._post(body(lines))
-            accepted += len(lines)
-        if accepted:
-            self.written.add(measurement)
-        self.rows += accepted
+                data = body(lines)
+                packed = gzip_bytes(data, self.gzip_level) if self.gzip_level else bytes(data)
+                payloads.append(Payload(packed, len(lines)))
+        return payloads
+
+
+class InfluxWriter:
+    """One load worker: its own kept-alive HTTP connection to ``/write`` (``LeanHttp``). ``write``
+    encodes Arrow batches as it sends them; ``send`` posts a body ``LineFormat`` made earlier."""
+
+    def __init__(
+        self,
+        endpoint: tuple[str, int],
+        database: str,
+        line_format: LineFormat,
+        written: set[str] | None = None,
+        headers: dict[str, str] | None = None,
+    ):
+        """``endpoint`` is (host, port); ``written`` (shared by a target's writers) collects the
+        measurements that got rows; ``headers`` go with every request (InfluxDB 2's token)."""
+        self.path = f"/write?{urlencode({'db': database, 'precision': 'ns'})}"
+        self.written = written if written is not None else set()
+        self.format = line_format
+        self.http = LeanHttp(*endpoint, headers=headers, timeout_s=300)
+        self.body_headers = {"Content-Type": "text/plain; charset=utf-8"}
+        if line_format.gzip_level:
+            self.body_headers["Content-Encoding"] = "gzip"
+
+    def write(self, measurement: str, batch: pa.RecordBatch) -> int:
+        accepted = 0
+        for payload in self.format.encode(measurement, batch):
+            self.send(measurement, payload.data)
+            accepted += payload.rows
         return accepted
 
-    def _post(self, data: memoryview) -> None:
-        headers = {"Content-Type": "text/plain; charset=utf-8"}
-        if self.gzip_level:
-            payload: bytes | memoryview = gzip_bytes(data, self.gzip_level)
-            headers["Content-Encoding"] = "gzip"
-        else:
-            payload = data
+    def send(self, measurement: str, payload: bytes | memoryview) -> None:
+        """POST one body; a 204 means its points are in the fsynced WAL. Never resent."""
         try:
-            response = self.http.post(
-                self.url, params=self.params, data=payload, headers=headers, timeout=300
-            )
-        except requests.RequestException as error:
+            reply = self.http.request("POST", self.path, payload, self.body_headers)
+        except (OSError, HTTPException) as error:
             raise TargetError(f"influxdb: POST /write failed: {error}") from error
-        if response.status_code != 204:
-            raise TargetError(f"influxdb: /write answered {response.status_code}: {response.text[:500]}")
+        if reply.status != 204:
+            raise TargetError(f"influxdb: /write answered {reply.status}: {reply.body[:500]!r}")
+        self.written.add(measurement)
 
     def close(self) -> None:
         self.http.close()

@@ -16,7 +16,7 @@ from pymongo import MongoClient
 from pymongo.database import Database
 from pymongo.errors import BulkWriteError, ConnectionFailure, PyMongoError
 
-from tsbench.targets.base import Endpoint, TargetError
+from tsbench.targets.base import Endpoint, RowSession, TargetError
 from tsbench.targets.mongodb.pipelines import parse_query_text
 
 SERVER_SELECTION_TIMEOUT_MS = 30_000  # how long a client waits for the server (also covers restarts)
@@ -84,7 +84,7 @@ def database_name(endpoint: Endpoint, target: str) -> str:
     return f"{endpoint.database or 'tsbench'}_{target}"
 
 
-class MongoSession:
+class MongoSession(RowSession):
     """One query worker: runs rendered query texts (``pipelines.query_text``) with ``aggregate``."""
 
     def __init__(self, database: Database, client: MongoClient | None = None):

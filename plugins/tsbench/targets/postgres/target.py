@@ -20,12 +20,13 @@ import psycopg
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from tsbench.targets.base import Capabilities, Endpoint, Footprint, Target, TargetError
+from tsbench.targets.base import Capabilities, Endpoint, Footprint, Payload, Target, TargetError
+from tsbench.targets.pgwire import PgWireSession
 from tsbench.targets.postgres import encode
 from tsbench.targets.postgres.dialect import SqlDialect
 from tsbench.targets.postgres.server import DATABASE, SUPERUSER, TUNING, PostgresRecipe
 from tsbench.workload.queries import LogicalQuery
-from tsbench.workload.usecases import Measurement
+from tsbench.workload.usecases import Measurement, UseCase
 
 TAGS_TABLE = "tags"
 # Facts printed in the report next to the tuning written by the recipe.
@@ -54,77 +55,70 @@ def connect(endpoint: Endpoint, autocommit: bool = True, timeout: int = 30) -> p
         raise TargetError(f"cannot connect to {endpoint.host}:{endpoint.port('pg')}: {error}") from error
 
 
+class CopyFormat:
+    """Wire-ready binary COPY data: one ``COPY … FROM STDIN (FORMAT binary)`` body per batch.
+
+    ``tags_id`` of a row = 1 + the row of its entity in the dataset's tags table, the ids
+    ``create_schema`` gives the tags table; the entity dictionary is mapped once per batch."""
+
+    key = "postgres-copy-binary/tags-id-by-row/1"
+    precompressed = False
+
+    def __init__(self, use_case: UseCase, tags: pa.Table):
+        self.use_case = use_case
+        self.names = tags.column(use_case.entity_key).combine_chunks().cast(pa.string())
+        self.ids = pa.array(range(1, len(self.names) + 1), pa.int32())
+
+    def tags_ids(self, entity: pa.Array) -> pa.Array:
+        """The ``tags_id`` of every row: the dictionary mapped once, then taken by the indices."""
+        if not pa.types.is_dictionary(entity.type):
+            entity = pc.dictionary_encode(entity)
+        positions = pc.index_in(entity.dictionary.cast(pa.string()), value_set=self.names)
+        if positions.null_count:
+            unknown = pc.filter(entity.dictionary, pc.is_null(positions)).to_pylist()[:5]
+            raise TargetError(f"entities missing from the tags table: {unknown}")
+        return pc.take(pc.take(self.ids, positions), entity.indices)
+
+    def encode(self, measurement: str, batch: pa.RecordBatch) -> list[Payload]:
+        if not batch.num_rows:
+            return []
+        m = self.use_case.measurement(measurement)
+        columns: list[Any] = [
+            encode.timestamptz(batch.column("time")),
+            encode.int4(self.tags_ids(batch.column(self.use_case.entity_key))),
+        ]
+        columns += [encode.text(batch.column(tag)) for tag in m.extra_tags]
+        columns += [encode.float8(batch.column(field)) for field in m.field_names]
+        return [Payload(encode.copy_binary(columns, batch.num_rows), batch.num_rows)]
+
+
 class CopyWriter:
     """One load worker: its own connection; one binary COPY (= one transaction) per batch."""
 
     def __init__(self, target: PostgresTarget):
-        self.target = target
+        self.label = target.name
+        self.format = CopyFormat(target.use_case, target.tags)
         self.connection = connect(target.endpoint)
-        key = target.use_case.entity_key
-        try:
-            rows = self.connection.execute(
-                f"SELECT id, {ident(key)} FROM {TAGS_TABLE} ORDER BY id"
-            ).fetchall()
-        except psycopg.Error as error:
-            self.connection.close()
-            raise TargetError(
-                f"{target.name}: cannot read the tags table ({error}); create_schema() first"
-            ) from error
-        if not rows:
-            self.connection.close()
-            raise TargetError(f"{target.name}: the tags table is empty; call create_schema() first")
-        self.ids = pa.array([r[0] for r in rows], pa.int32())
-        self.names = pa.array([r[1] for r in rows], pa.string())
         self.statements = {m.name: self._statement(m) for m in target.use_case.measurements}
 
     def _statement(self, measurement: Measurement) -> str:
         columns = ["time", "tags_id", *measurement.extra_tags, *measurement.field_names]
         return f"COPY {ident(measurement.name)} ({', '.join(map(ident, columns))}) FROM STDIN (FORMAT binary)"
 
-    def tags_ids(self, entity: pa.Array) -> pa.Array:
-        """The ``tags_id`` of every row: the dictionary mapped once, then taken by the indices."""
-        if not pa.types.is_dictionary(entity.type):
-            entity = pc.dictionary_encode(entity)
-        positions = pc.index_in(entity.dictionary, value_set=self.names)
-        if positions.null_count:
-            unknown = pc.filter(entity.dictionary, pc.is_null(positions)).to_pylist()[:5]
-            raise TargetError(f"{self.target.name}: entities missing from the tags table: {unknown}")
-        return pc.take(pc.take(self.ids, positions), entity.indices)
-
-    def encode(self, measurement: Measurement, batch: pa.RecordBatch) -> bytes:
-        columns: list[Any] = [
-            encode.timestamptz(batch.column("time")),
-            encode.int4(self.tags_ids(batch.column(self.target.use_case.entity_key))),
-        ]
-        columns += [encode.text(batch.column(tag)) for tag in measurement.extra_tags]
-        columns += [encode.float8(batch.column(field)) for field in measurement.field_names]
-        return encode.copy_binary(columns, batch.num_rows)
-
     def write(self, measurement: str, batch: pa.RecordBatch) -> int:
-        if batch.num_rows == 0:
-            return 0
-        data = self.encode(self.target.use_case.measurement(measurement), batch)
+        rows = 0
+        for payload in self.format.encode(measurement, batch):
+            self.send(measurement, payload.data)
+            rows += payload.rows
+        return rows
+
+    def send(self, measurement: str, payload: bytes) -> None:
+        """One COPY of a wire-ready body; it commits on its own (autocommit)."""
         try:
             with self.connection.cursor() as cursor, cursor.copy(self.statements[measurement]) as copy:
-                copy.write(data)
+                copy.write(payload)
         except psycopg.Error as error:
-            raise TargetError(f"{self.target.name}: COPY into {measurement} failed: {error}") from error
-        return batch.num_rows
-
-    def close(self) -> None:
-        self.connection.close()
-
-
-class SqlSession:
-    """One query worker: its own autocommit connection."""
-
-    def __init__(self, endpoint: Endpoint):
-        self.connection = connect(endpoint)
-
-    def execute(self, text: str) -> list[tuple[Any, ...]]:
-        with self.connection.cursor() as cursor:
-            cursor.execute(text)
-            return cursor.fetchall() if cursor.description else []
+            raise TargetError(f"{self.label}: COPY into {measurement} failed: {error}") from error
 
     def close(self) -> None:
         self.connection.close()
@@ -204,6 +198,10 @@ class PostgresTarget(Target):
     def writer(self) -> CopyWriter:
         return CopyWriter(self)
 
+    @classmethod
+    def wire_format(cls, use_case: UseCase, tags: pa.Table) -> CopyFormat:
+        return CopyFormat(use_case, tags)
+
     def flush(self) -> None:
         """Nothing to push: every ``write`` returned after its COPY committed, and a commit with
         ``synchronous_commit = on`` has fsynced its WAL. This only checks, on a new connection, that
@@ -221,8 +219,9 @@ class PostgresTarget(Target):
     def render(self, query: LogicalQuery) -> str:
         return self.dialect.render(query)
 
-    def session(self) -> SqlSession:
-        return SqlSession(self.endpoint)
+    def session(self) -> PgWireSession:
+        """Receives each answer whole in libpq; rows are decoded after the timed window."""
+        return PgWireSession(connect(self.endpoint), self.name)
 
     # facts -------------------------------------------------------------------------------------
 

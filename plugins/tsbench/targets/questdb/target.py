@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+import warnings
 from typing import Any, ClassVar
 
 import numpy as np
@@ -22,15 +23,22 @@ import pandas as pd
 import psycopg
 import pyarrow as pa
 import pyarrow.compute as pc
+import questdb
 from psycopg.adapt import Loader
 from psycopg.pq import Format
 from questdb import QuestDBError, Sender
 
-from tsbench.targets.base import Capabilities, Endpoint, Footprint, Target, TargetError
+from tsbench.targets.base import Capabilities, Endpoint, Footprint, Payload, Target, TargetError
+from tsbench.targets.httpclient import LeanHttp
+from tsbench.targets.pgwire import PgWireSession
 from tsbench.targets.questdb import dialect
 from tsbench.targets.questdb.server import QuestDBServer
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.usecases import INT, Measurement, UseCase
+
+with warnings.catch_warnings():  # questdb 6 exports its standalone Buffer only from this module,
+    warnings.simplefilter("ignore", DeprecationWarning)  # which it marks deprecated as a whole
+    from questdb.ingress import Buffer
 
 # DEDUP UPSERT KEYS(timestamp, entity, extra tags) on every table: off (README.md, "Schema", says why);
 # the switch stays so a run can measure QuestDB with it.
@@ -142,49 +150,78 @@ class Framer:
         return np.where(indices >= 0, position[np.maximum(indices, 0)], -1)
 
 
-class QuestDBWriter:
-    """One load worker: one ILP/HTTP sender (its own HTTP connection)."""
+class IlpFormat:
+    """Wire-ready ILP bodies: the official client's own encoding (``Buffer.dataframe``, protocol
+    version 2: binary doubles, nanosecond timestamps), one body per batch, taken as bytes."""
 
-    def __init__(self, conf: str, framer: Framer):
+    precompressed = False
+
+    def __init__(self, use_case: UseCase, tags: pa.Table):
+        self.framer = Framer(use_case, tags)
+        self.key = f"questdb-ilp/v{SENDER_OPTIONS['protocol_version']}/client-{questdb.__version__}/1"
+
+    def encode(self, measurement: str, batch: pa.RecordBatch) -> list[Payload]:
+        if not batch.num_rows:
+            return []
+        buffer = Buffer(
+            protocol_version=SENDER_OPTIONS["protocol_version"], init_buf_size=SENDER_OPTIONS["init_buf_size"]
+        )
+        buffer.dataframe(self.framer.frame(measurement, batch), table_name=measurement, at="time")
+        return [Payload(bytes(buffer), batch.num_rows)]
+
+
+class QuestDBWriter:
+    """One load worker: one ILP/HTTP sender (its own HTTP connection) for Arrow batches, and one
+    kept-alive HTTP connection for wire-ready bodies (``send``: POST /write, never resent)."""
+
+    def __init__(self, conf: str, framer: Framer, endpoint: Endpoint):
         self.framer = framer
-        self.sender = Sender.from_conf(conf)
-        try:
-            self.sender.establish()
-        except QuestDBError as error:
-            raise TargetError(f"questdb: cannot open an ILP/HTTP sender: {error}") from None
+        self.http = LeanHttp(
+            endpoint.host, endpoint.port("http"), timeout_s=SENDER_OPTIONS["request_timeout"] / 1000
+        )
+        self.conf = conf
+        self._sender: Sender | None = None
+
+    def _open_sender(self) -> Sender:
+        if self._sender is None:
+            self._sender = Sender.from_conf(self.conf)
+            try:
+                self._sender.establish()
+            except QuestDBError as error:
+                raise TargetError(f"questdb: cannot open an ILP/HTTP sender: {error}") from None
+        return self._sender
 
     def write(self, measurement: str, batch: pa.RecordBatch) -> int:
         rows = batch.num_rows
         if not rows:
             return 0
         frame = self.framer.frame(measurement, batch)
+        sender = self._open_sender()
         try:
-            self.sender.dataframe(frame, table_name=measurement, at="time")
+            sender.dataframe(frame, table_name=measurement, at="time")
             # One request, one table: QuestDB commits it as one WAL transaction before answering.
-            self.sender.flush(transactional=True)
+            sender.flush(transactional=True)
         except QuestDBError as error:
             raise TargetError(
                 f"questdb: ILP/HTTP write of {rows} rows to {measurement} failed: {error}"
             ) from None
         return rows
 
-    def close(self) -> None:
-        self.sender.close(flush=False)
-
-
-class QuestDBSession:
-    """One query worker: a PG-wire connection with binary results."""
-
-    def __init__(self, endpoint: Endpoint):
-        self.connection = _connect(endpoint)
-        self.cursor = self.connection.cursor(binary=True)
-
-    def execute(self, text: str) -> list[tuple[Any, ...]]:
-        self.cursor.execute(text)
-        return self.cursor.fetchall()
+    def send(self, measurement: str, payload: bytes) -> None:
+        """POST one wire-ready body; QuestDB commits it as one WAL transaction before its 204."""
+        try:
+            reply = self.http.request("POST", "/write", payload, {"Content-Type": "text/plain"})
+        except OSError as error:
+            raise TargetError(f"questdb: ILP/HTTP POST to {measurement} failed: {error}") from None
+        if reply.status != 204:
+            raise TargetError(
+                f"questdb: ILP/HTTP write to {measurement} answered {reply.status}: {reply.body[:300]!r}"
+            )
 
     def close(self) -> None:
-        self.connection.close()
+        self.http.close()
+        if self._sender is not None:
+            self._sender.close(flush=False)
 
 
 def _dedup_keys(measurement: Measurement, entity: str) -> list[str]:
@@ -299,7 +336,11 @@ class QuestDBTarget(Target):
         return [(str(c), str(t), bool(d), bool(u)) for c, t, d, u in rows]
 
     def writer(self) -> QuestDBWriter:
-        return QuestDBWriter(self.ilp_conf(), self.framer())
+        return QuestDBWriter(self.ilp_conf(), self.framer(), self.endpoint)
+
+    @classmethod
+    def wire_format(cls, use_case: UseCase, tags: pa.Table) -> IlpFormat:
+        return IlpFormat(use_case, tags)
 
     def wal_state(self) -> list[tuple[str, bool, int, int, str]]:
         """``(table, suspended, writerTxn, sequencerTxn, errorMessage)`` of our tables."""
@@ -340,8 +381,9 @@ class QuestDBTarget(Target):
     def render(self, query: LogicalQuery) -> str:
         return dialect.render(query, self.use_case.entity_key, "cpu")
 
-    def session(self) -> QuestDBSession:
-        return QuestDBSession(self.endpoint)
+    def session(self) -> PgWireSession:
+        """PG wire, binary results received whole in libpq; decoded after the timed window."""
+        return PgWireSession(_connect(self.endpoint), self.name)
 
     def footprint(self) -> Footprint:
         names = ", ".join(dialect.literal(t) for t in self.tables)

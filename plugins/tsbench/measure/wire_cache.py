@@ -1,0 +1,285 @@
+"""Wire-ready load batches: a dataset's rows encoded once per target wire format and batch size,
+cached beside the dataset — what TSBS's pre-generated, per-database files are to its loaders.
+
+The load driver's timed window then only reads these bytes and sends them; encoding (Arrow →
+ILP / line protocol + gzip / binary COPY) happens before it, is timed separately (wall and
+CPU-seconds, in ``manifest.json``) and shown in the report as the load's preparation, never hidden.
+
+Layout of one cache folder, ``<dataset>/wire/<digest>/`` (digest = sha256 of the dataset id, the
+wire format's key, the batch size and the number of partitions)::
+
+    manifest.json   written last: its presence means complete (format, key, totals, timings, sha256)
+    index.npy       one record per request body, in ingestion order
+    part-<k>.bin    request bodies written by encoding process k, back to back
+
+Bodies that the format does not compress itself are stored LZ4-compressed (decompressed by the
+load workers inside the timed window, ~GB/s). With ``partitions`` > 1 (``hash_workers``) every
+batch is split by entity, ``owner`` = entity index modulo partitions, as the load driver assigns
+entities to workers. Encoding runs in ``processes`` worker processes (spawned: never a fork of a
+threaded task process) so the GIL does not serialise it; each takes every k-th batch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+from filelock import FileLock
+
+from tsbench.measure.batches import entity_ids, metric_count
+from tsbench.targets.base import Target
+from tsbench.workload.dataset import Dataset, sha256_file
+
+FORMAT = "tsbench-wire/1"
+CODEC = "lz4"
+# Below this many rows one process encodes (starting interpreters would cost more than it saves).
+PARALLEL_FROM_ROWS = 1_000_000
+RECORD = np.dtype(
+    [
+        ("sequence", "<i8"),  # the batch's position in ingestion order
+        ("measurement", "<i2"),  # index into the manifest's measurement list
+        ("owner", "<i2"),  # the worker partition (0 without hash_workers)
+        ("part", "<i2"),
+        ("offset", "<i8"),
+        ("length", "<i8"),  # stored bytes
+        ("raw_length", "<i8"),  # bytes sent (differs from length when stored LZ4-compressed)
+        ("rows", "<i8"),  # rows the server stores from this body
+        ("metrics", "<i8"),  # non-null field values of those rows
+    ]
+)
+
+
+@dataclass(frozen=True)
+class Body:
+    """One request body read back from the cache, ready to send."""
+
+    measurement: str
+    owner: int
+    data: bytes
+    compressed: bool
+    raw_length: int
+    rows: int
+    metrics: int
+
+    def payload(self) -> bytes:
+        """The bytes to send (decompressed here when stored compressed: call it in a worker)."""
+        if not self.compressed:
+            return self.data
+        return pa.decompress(self.data, decompressed_size=self.raw_length, codec=CODEC, asbytes=True)
+
+
+@dataclass(frozen=True)
+class WireCache:
+    """A complete cache folder; ``reused`` says whether this run found it already built."""
+
+    path: Path
+    manifest: dict[str, Any]
+    reused: bool = False
+
+    @property
+    def compressed(self) -> bool:
+        return self.manifest["codec"] != "none"
+
+    def records(self) -> np.ndarray:
+        return np.load(self.path / "index.npy")
+
+    def bodies(self) -> Iterator[Body]:
+        """Every body in ingestion order (the timed part: reads the stored bytes)."""
+        names = self.manifest["measurements"]
+        files = [open(self.path / f"part-{k}.bin", "rb") for k in range(self.manifest["processes"])]  # noqa: SIM115
+        try:
+            for record in self.records():
+                handle = files[record["part"]]
+                data = os.pread(handle.fileno(), int(record["length"]), int(record["offset"]))
+                yield Body(
+                    names[record["measurement"]],
+                    int(record["owner"]),
+                    data,
+                    self.compressed,
+                    int(record["raw_length"]),
+                    int(record["rows"]),
+                    int(record["metrics"]),
+                )
+        finally:
+            for handle in files:
+                handle.close()
+
+    def facts(self) -> dict[str, Any]:
+        """What the report shows about the preparation (no paths of the machine)."""
+        keys = ("key", "batch_size", "partitions", "bodies", "rows", "bytes_stored", "bytes_sent")
+        facts = {key: self.manifest[key] for key in keys}
+        facts.update(
+            digest=self.path.name,
+            codec=self.manifest["codec"],
+            encode_s=self.manifest["encode_s"],
+            encode_cpu_s=self.manifest["encode_cpu_s"],
+            processes=self.manifest["processes"],
+            reused=self.reused,
+        )
+        return facts
+
+
+def cache_key(dataset: Dataset, wire_key: str, batch_size: int, partitions: int) -> str:
+    identity = {
+        "format": FORMAT,
+        "dataset": dataset.id,
+        "wire": wire_key,
+        "batch_size": batch_size,
+        "partitions": partitions,
+    }
+    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:24]
+
+
+def ensure_wire_cache(
+    dataset: Dataset, target_type: type[Target], batch_size: int, partitions: int = 1
+) -> WireCache | None:
+    """The target's wire-ready bodies for ``dataset`` (built now unless cached), or None for a
+    target without a wire format. Concurrent callers build it once (file lock)."""
+    wire = target_type.wire_format(dataset.use_case, dataset.tags())
+    if wire is None:
+        return None
+    folder = dataset.path / "wire" / cache_key(dataset, wire.key, batch_size, partitions)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(folder.parent / f".{folder.name}.lock")):
+        if (folder / "manifest.json").is_file():
+            return WireCache(folder, json.loads((folder / "manifest.json").read_text()), reused=True)
+        temporary = folder.parent / f".tmp-{folder.name}-{uuid.uuid4().hex[:8]}"
+        temporary.mkdir()
+        try:
+            manifest = _build(dataset, target_type, wire.key, batch_size, partitions, temporary)
+            (temporary / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+            shutil.rmtree(folder, ignore_errors=True)  # what an interrupted build left (no manifest)
+            os.rename(temporary, folder)
+        finally:
+            shutil.rmtree(temporary, ignore_errors=True)
+    return WireCache(folder, manifest, reused=False)
+
+
+def _processes(dataset: Dataset) -> int:
+    rows = sum(dataset.rows.values())
+    return 1 if rows < PARALLEL_FROM_ROWS else max(1, min(os.cpu_count() or 1, 4))
+
+
+def _build(
+    dataset: Dataset, target_type: type[Target], key: str, batch_size: int, partitions: int, folder: Path
+) -> dict[str, Any]:
+    processes = _processes(dataset)
+    started = time.perf_counter()
+    jobs = [
+        (
+            str(dataset.path),
+            target_type.__module__,
+            target_type.__name__,
+            batch_size,
+            partitions,
+            k,
+            processes,
+        )
+        for k in range(processes)
+    ]
+    if processes == 1:
+        outcomes = [encode_share(str(folder), *jobs[0])]
+    else:
+        with ProcessPoolExecutor(processes, mp_context=get_context("spawn")) as pool:
+            outcomes = list(pool.map(encode_share, [str(folder)] * processes, *zip(*jobs, strict=True)))
+    records = np.concatenate([np.frombuffer(blob, RECORD) for blob, _, _ in outcomes])
+    records = records[np.lexsort((records["owner"], records["sequence"]))]
+    np.save(folder / "index.npy", records)
+    return {
+        "format": FORMAT,
+        "key": key,
+        "dataset": dataset.id,
+        "measurements": dataset.measurements,
+        "batch_size": batch_size,
+        "partitions": partitions,
+        "processes": processes,
+        "codec": outcomes[0][2],
+        "bodies": len(records),
+        "rows": int(records["rows"].sum()),
+        "bytes_stored": int(records["length"].sum()),
+        "bytes_sent": int(records["raw_length"].sum()),
+        "encode_s": time.perf_counter() - started,
+        "encode_cpu_s": sum(cpu for _, cpu, _ in outcomes),
+        "parts_sha256": [sha256_file(folder / f"part-{k}.bin") for k in range(processes)],
+    }
+
+
+def encode_share(
+    folder: str,
+    dataset_path: str,
+    module: str,
+    class_name: str,
+    batch_size: int,
+    partitions: int,
+    share: int,
+    shares: int,
+) -> tuple[bytes, float, str]:
+    """Encode every ``shares``-th batch starting at ``share`` into ``part-<share>.bin`` (runs in a
+    worker process). Returns the records (raw ``RECORD`` bytes), this process's CPU-seconds and
+    the codec the bodies are stored with."""
+    cpu_started = time.process_time()
+    dataset = Dataset.open(dataset_path)
+    target_type = getattr(__import__(module, fromlist=[class_name]), class_name)
+    tags = dataset.tags()
+    wire = target_type.wire_format(dataset.use_case, tags)
+    codec = "none" if wire.precompressed else CODEC
+    names = tags.column(dataset.use_case.entity_key).combine_chunks()
+    first_field = {m.name: 2 + len(m.extra_tags) for m in dataset.use_case.measurements}
+    records: list[tuple[int, ...]] = []
+    sequence = 0
+    with open(Path(folder) / f"part-{share}.bin", "wb") as out:
+        for index, measurement in enumerate(dataset.measurements):
+            for batch in dataset.iter_batches(measurement, batch_size):
+                sequence += 1
+                if sequence % shares != share:
+                    continue
+                for owner, part in _partitions(batch, partitions, dataset.use_case.entity_key, names):
+                    metrics = metric_count(part, first_field[measurement])
+                    for payload in wire.encode(measurement, part):
+                        stored = (
+                            payload.data
+                            if codec == "none"
+                            else pa.compress(payload.data, CODEC, asbytes=True)
+                        )
+                        offset = out.tell()
+                        out.write(stored)
+                        records.append(
+                            (
+                                sequence,
+                                index,
+                                owner,
+                                share,
+                                offset,
+                                len(stored),
+                                len(payload.data),
+                                payload.rows,
+                                metrics,
+                            )
+                        )
+                        metrics = 0  # a batch's metrics count once, with its first body
+    return np.array(records, dtype=RECORD).tobytes(), time.process_time() - cpu_started, codec
+
+
+def _partitions(
+    batch: pa.RecordBatch, partitions: int, key: str, names: pa.Array
+) -> Iterator[tuple[int, pa.RecordBatch]]:
+    if partitions == 1:
+        yield 0, batch
+        return
+    owner = entity_ids(batch, key, names) % partitions
+    for w in range(partitions):
+        part = batch.filter(pa.array(owner == w))
+        if part.num_rows:
+            yield w, part
