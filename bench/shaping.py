@@ -12,16 +12,17 @@ server, and the parts of a client that run only against a server (pymongo's OP_M
 BSON, GridDB's ``multiPut`` wire encoding). One thread (Arrow's CPU pool set to 1), batches read into
 memory first, a warm-up over the first batches, then ``passes`` timed passes; the median pass is
 reported as rows/s of wall time and of process CPU time (which includes the JVM's own threads). The
-ratio is to the fastest server ingest measured here (QuestDB, bench/load.py: 2 workers, batch 10,000):
+ratio is to the fastest server ingest measured here (``bench/vs_tsbs.py``'s last run, 2 workers):
 how many times faster the client can shape rows than a server could take them (target ≥ 3).
 
     .venv/bin/python bench/shaping.py [--targets clickhouse,mongodb,mongodb_naive,griddb,influxdb,questdb]
-        [--scale 100] [--batch-size 10000] [--passes 3] [--fastest-server 334000]
+        [--scale 100] [--batch-size 10000] [--passes 3] [--fastest-server ROWS_PER_S]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import socket
 import statistics
@@ -41,7 +42,29 @@ sys.path.insert(0, str(ROOT / "plugins"))
 from tsbench.spec import DatasetSpec  # noqa: E402
 from tsbench.workload.dataset import Dataset, ensure_dataset  # noqa: E402
 
-FASTEST_SERVER = ("QuestDB", 334_000)  # rows/s, bench/load.py in the previous session (same machine)
+VS_TSBS = ROOT / "reports" / "out" / "bench" / "vs_tsbs.json"
+
+
+def fastest_server(given: int | None) -> tuple[str, int]:
+    """The fastest server ingest to compare with: ``--fastest-server`` or, when not given, the
+    fastest of our 2-worker loads in the last ``bench/vs_tsbs.py`` run (its file and date named)."""
+    if given:
+        return "--fastest-server", given
+    if not VS_TSBS.is_file():
+        raise SystemExit("give --fastest-server ROWS_PER_S, or run bench/vs_tsbs.py first")
+    body = json.loads(VS_TSBS.read_text())
+    rates = {
+        name: t["load"]["workers"]["2"]["ours"]["rows_per_s"]["median"]
+        for name, t in body.get("targets", {}).items()
+        if "2" in t.get("load", {}).get("workers", {})
+    }
+    if not rates:
+        raise SystemExit(f"{VS_TSBS} has no 2-worker load; give --fastest-server ROWS_PER_S")
+    name = max(rates, key=rates.__getitem__)
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(VS_TSBS.stat().st_mtime))
+    return f"{name} (bench/vs_tsbs.py, {when})", int(rates[name])
+
+
 TARGET_RATIO = 3.0
 WARMUP_BATCHES = 5
 
@@ -282,7 +305,7 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=10_000)
     parser.add_argument("--passes", type=int, default=3)
     parser.add_argument(
-        "--fastest-server", type=int, default=FASTEST_SERVER[1], help="rows/s to compare with"
+        "--fastest-server", type=int, default=None, help="rows/s to compare with (default: vs_tsbs.json)"
     )
     args = parser.parse_args()
     pa.set_cpu_count(1)  # single thread: no Arrow kernel (or to_pandas) fans out to a pool
@@ -296,7 +319,7 @@ def main() -> None:
     batches = [(m, b) for m in dataset.measurements for b in dataset.iter_batches(m, args.batch_size)]
     read_s = time.perf_counter() - started
     rows = sum(b.num_rows for _, b in batches)
-    server, fastest = FASTEST_SERVER[0], args.fastest_server
+    server, fastest = fastest_server(args.fastest_server)
     print("client-side shaping only — no server, no network: rows/s of turning dataset batches into")
     print("what each target's writer sends; not an ingest rate of any database")
     print(
@@ -307,8 +330,8 @@ def main() -> None:
     print(f"load average before: {load_average()} (a busy machine inflates wall time; CPU time less)")
     print(f"reading batches (Dataset.iter_batches; not in the figures below): {rows / read_s:,.0f} rows/s")
     print(
-        f"×: rows/s vs the fastest server measured here ({fastest / 1000:.0f}k rows/s) — {server}, "
-        "bench/load.py — i.e. how many times faster the client shapes rows than a server took them "
+        f"×: rows/s vs the fastest server measured here ({fastest / 1000:.0f}k rows/s) — {server} "
+        "— i.e. how many times faster the client shapes rows than a server took them "
         "(target ≥ 3)"
     )
     print()
@@ -352,7 +375,7 @@ def main() -> None:
         "multiPut wire encoding (both run only against a server)"
     )
     print(
-        f"figures are for one thread; the {server} figure is bench/load.py's with 2 workers on these "
+        f"figures are for one thread; the {server} figure is a load with 2 workers on these "
         "2 cores (a second worker adds at most one more core, less where Python holds the GIL)"
     )
 

@@ -87,6 +87,7 @@ def main() -> None:
     started = time.perf_counter()
     bin_dir = tsbs_side.build_tsbs()
     work = Path(tempfile.mkdtemp(prefix="vs-tsbs-", dir="/var/tmp"))
+    work.chmod(0o755)  # the PostgreSQL server runs as user postgres and needs to reach its folder
     os.environ["TSBENCH_DATASETS"] = str(work / "datasets")  # a fresh cache: encodings are timed here
     report: dict[str, Any] = {
         "machine": machine_facts(),

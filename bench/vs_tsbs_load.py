@@ -37,6 +37,7 @@ class Side:
     rows_per_s: list[float] = field(default_factory=list)
     client_cpu_per_m: list[float] = field(default_factory=list)
     server_cpu_per_m: list[float] = field(default_factory=list)
+    visible_after_s: list[float] = field(default_factory=list)  # TSBS: from its exit to all rows visible
     error: str | None = None
 
     def add(self, rows: int, rate: float, client_cpu: float, server_cpu: float | None) -> None:
@@ -49,6 +50,7 @@ class Side:
             "rows_per_s": spread(self.rows_per_s),
             "client_cpu_s_per_million_rows": spread(self.client_cpu_per_m),
             "server_cpu_s_per_million_rows": spread(self.server_cpu_per_m),
+            "visible_after_s": spread(self.visible_after_s),
             "error": self.error,
         }
 
@@ -85,10 +87,51 @@ def _ours_once(target: Any, dataset: Dataset, workers: int, batch: int, wire: An
 
 
 def _tsbs_once(
-    name: str, bin_dir: Path, files: dict[str, Path], ep: Endpoint, workers: int, batch: int, pids: Any
+    name: str, bin_dir: Path, files: dict[str, Path], target: Any, workers: int, batch: int, pids: Any
 ):
+    """TSBS's load, then its rows counted on the server, polled until all are visible (its QuestDB
+    loader exits when its sockets are written, before QuestDB has committed; at most 300 s).
+    Returns TSBS's result and the seconds from its exit until the first count that saw every row
+    was sent (0 when the first count already did: the count's own duration is not a delay)."""
     tool = TSBS_TOOLS[name]
-    return tool.load(bin_dir, files[tool.data_format], ep, workers, batch, pids)
+    got = tool.load(bin_dir, files[tool.data_format], target.endpoint, workers, batch, pids)
+    exited, count, late = time.perf_counter(), -1, 0.0
+    while got.run.ok and count != got.rows:
+        asked = time.perf_counter()
+        try:
+            count = target.row_count("cpu")
+        except Exception:  # the table may not exist yet
+            count = -1
+        if count == got.rows and late:
+            late = asked - exited  # the first count that saw every row was sent then
+        elif count != got.rows:
+            late = late or 1e-9
+            if time.perf_counter() - exited > 300:
+                raise RuntimeError(f"TSBS into {name}: {count} rows visible, it reported {got.rows}")
+            time.sleep(0.02)
+    return got, late
+
+
+def _sweep_point(name: str, ctx: dict[str, Any], workers: int, trials: int) -> dict[str, Any]:
+    """Alternating TSBS / tsbench loads at one worker count."""
+    tsbs, ours = Side(), Side()
+    target, pids, batch = ctx["target"], ctx["pids"], ctx["batch"]
+    for trial, tsbs_first in alternating(trials):
+        for side in ("tsbs", "ours") if tsbs_first else ("ours", "tsbs"):
+            if side == "ours":
+                measured = _ours_once(target, ctx["dataset"], workers, batch, ctx["wire"], pids)
+                if trial >= 0:
+                    ours.add(*measured)
+                continue
+            if tsbs.error is not None:
+                continue
+            got, waited = _tsbs_once(name, ctx["bin"], ctx["files"], target, workers, batch, pids)
+            if not got.run.ok:
+                tsbs.error = got.run.error
+            elif trial >= 0:
+                tsbs.add(got.rows, got.rows_per_s, got.run.client_cpu_s, got.run.server_cpu_s)
+                tsbs.visible_after_s.append(waited)
+    return {"tsbs": tsbs.summary(), "ours": ours.summary()}
 
 
 def load_section(
@@ -100,24 +143,12 @@ def load_section(
     prepare = {"wall_s": time.perf_counter() - started, "cpu_s": time.process_time() - cpu, **wire.facts()}
     sweep: dict[int, dict[str, Any]] = {}
     with serving(runtime, name, dataset, "load") as (server, target):
-        pids = server_pids(server)
+        ctx = {
+            "target": target, "pids": server_pids(server), "batch": args.batch_size, "dataset": dataset,
+            "wire": wire, "bin": bin_dir, "files": files,
+        }  # fmt: skip
         for workers in args.workers:
-            tsbs, ours = Side(), Side()
-            for trial, tsbs_first in alternating(args.trials):
-                for side in ("tsbs", "ours") if tsbs_first else ("ours", "tsbs"):
-                    if side == "ours":
-                        measured = _ours_once(target, dataset, workers, args.batch_size, wire, pids)
-                        if trial >= 0:
-                            ours.add(*measured)
-                    elif tsbs.error is None:
-                        got = _tsbs_once(
-                            name, bin_dir, files, server.endpoint(), workers, args.batch_size, pids
-                        )
-                        if not got.run.ok:
-                            tsbs.error = got.run.error
-                        elif trial >= 0:
-                            tsbs.add(got.rows, got.rows_per_s, got.run.client_cpu_s, got.run.server_cpu_s)
-            sweep[workers] = {"tsbs": tsbs.summary(), "ours": ours.summary()}
+            sweep[workers] = _sweep_point(name, ctx, workers, args.trials)
             _print_load_row(name, workers, sweep[workers])
     return {"prepare": prepare, "workers": sweep}
 
@@ -129,10 +160,12 @@ def _print_load_row(name: str, workers: int, row: dict[str, Any]) -> None:
     cpu_t = theirs["client_cpu_s_per_million_rows"].get("median")
     cpu_o = ours["client_cpu_s_per_million_rows"]["median"]
     shown = ratio(rate_o, rate_t)
+    late = theirs["visible_after_s"].get("median")
     print(
         f"  {name:<12} w={workers}  TSBS {rate_t or 0:>10,.0f} rows/s  ours {rate_o:>10,.0f} rows/s  "
         f"ratio {'—' if shown is None else f'{shown:.2f}'}  client CPU-s/M rows TSBS "
         f"{'—' if cpu_t is None else f'{cpu_t:.2f}'} ours {cpu_o:.2f}"
+        + (f"  (TSBS's rows all visible {late:.2f} s after it exited)" if late and late > 0.05 else "")
         + (f"  (TSBS fails: {theirs['error'][:120]})" if theirs["error"] else "")
     )
 

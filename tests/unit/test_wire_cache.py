@@ -21,7 +21,7 @@ from tsbench.workload.dataset import Dataset
 
 
 def _sent(cache: wire_cache.WireCache) -> list[bytes]:
-    return [body.payload() for body in cache.bodies()]
+    return [body.data for body in cache.bodies()]
 
 
 def test_built_once_then_reused_with_the_rows_of_the_dataset(small_dataset: Dataset) -> None:
@@ -65,7 +65,7 @@ def test_partitions_keep_every_host_with_one_owner(small_dataset: Dataset) -> No
     assert cache is not None
     hosts: dict[int, set[bytes]] = {}
     for body in cache.bodies():
-        lines = body.payload().split(b"\n")
+        lines = body.data.split(b"\n")
         hosts.setdefault(body.owner, set()).update(line.split(b",", 2)[1] for line in lines if line)
     assert sorted(hosts) == [0, 1, 2]
     assert sum(len(h) for h in hosts.values()) == 12 and set.union(*hosts.values()).__len__() == 12

@@ -172,7 +172,7 @@ class _Workers:
 
     def _deliver(self, writer: Writer, item: Body | _Batch) -> None:
         if isinstance(item, Body):
-            writer.send(item.measurement, item.payload())  # type: ignore[attr-defined]
+            writer.send(item.measurement, item.data)  # type: ignore[attr-defined]
             self.counter.add(item.rows, item.metrics)
         else:
             self.counter.add(writer.write(item.measurement, item.batch), item.metrics)

@@ -13,10 +13,11 @@ wire format's key, the batch size and the number of partitions)::
     part-<k>.bin    request bodies written by encoding process k, back to back
 
 Bodies that the format does not compress itself are stored LZ4-compressed (decompressed by the
-load workers inside the timed window, ~GB/s). With ``partitions`` > 1 (``hash_workers``) every
-batch is split by entity, ``owner`` = entity index modulo partitions, as the load driver assigns
-entities to workers. Encoding runs in ``processes`` worker processes (spawned: never a fork of a
-threaded task process) so the GIL does not serialise it; each takes every k-th batch.
+load's reader thread inside the timed window, ~GB/s, ahead of the workers). With ``partitions``
+> 1 (``hash_workers``) every batch is split by entity, ``owner`` = entity index modulo partitions,
+as the load driver assigns entities to workers. Encoding runs in ``processes`` worker processes
+(spawned: never a fork of a threaded task process) so the GIL does not serialise it; each takes
+every k-th batch.
 """
 
 from __future__ import annotations
@@ -63,21 +64,13 @@ RECORD = np.dtype(
 
 @dataclass(frozen=True)
 class Body:
-    """One request body read back from the cache, ready to send."""
+    """One request body read back from the cache: ``data`` are the bytes to send."""
 
     measurement: str
     owner: int
     data: bytes
-    compressed: bool
-    raw_length: int
     rows: int
     metrics: int
-
-    def payload(self) -> bytes:
-        """The bytes to send (decompressed here when stored compressed: call it in a worker)."""
-        if not self.compressed:
-            return self.data
-        return pa.decompress(self.data, decompressed_size=self.raw_length, codec=CODEC, asbytes=True)
 
 
 @dataclass(frozen=True)
@@ -96,19 +89,21 @@ class WireCache:
         return np.load(self.path / "index.npy")
 
     def bodies(self) -> Iterator[Body]:
-        """Every body in ingestion order (the timed part: reads the stored bytes)."""
+        """Every body in ingestion order, read and decompressed (the load's reader thread does
+        this inside the timed window, ahead of the workers, which then only send)."""
         names = self.manifest["measurements"]
         files = [open(self.path / f"part-{k}.bin", "rb") for k in range(self.manifest["processes"])]  # noqa: SIM115
         try:
             for record in self.records():
-                handle = files[record["part"]]
-                data = os.pread(handle.fileno(), int(record["length"]), int(record["offset"]))
+                data = os.pread(files[record["part"]].fileno(), int(record["length"]), int(record["offset"]))
+                if self.compressed:
+                    data = pa.decompress(
+                        data, decompressed_size=int(record["raw_length"]), codec=CODEC, asbytes=True
+                    )
                 yield Body(
                     names[record["measurement"]],
                     int(record["owner"]),
                     data,
-                    self.compressed,
-                    int(record["raw_length"]),
                     int(record["rows"]),
                     int(record["metrics"]),
                 )

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tsbench.report import charts, fmt
+from tsbench.report import charts, client_share, fmt
 from tsbench.timeutil import format_instant
 from tsbench.workload.answers import ABS_TOL, REL_TOL, answer_columns
 from tsbench.workload.query_types import QUERY_TYPES
@@ -257,6 +257,7 @@ def _load_section(
                 trial_rates=[t["rows_per_s"] for t in trials] if len(trials) > 1 else [],
                 resources=_complete(trial.get("resources"), RESOURCE_KEYS),
                 row_counts=trial.get("row_counts") or {},
+                client=client_share.load_client(trial),
             )
             if not complete:
                 row["note"] = "row count after load differs from the dataset: " + json.dumps(
@@ -273,6 +274,7 @@ def _load_section(
                 trial_rates=[],
                 resources={},
                 row_counts={},
+                client=client_share.load_client(None),
             )
             row["note"] = target["problem"] or "no load figures"
         rows.append(row)
@@ -290,7 +292,7 @@ def _load_section(
         notes=[r["note"] or "no figure" for r in rows],
         value_text=[fmt.rate(r["rows_per_s"]) for r in rows],
     )
-    return {"rows": rows, "chart": chart}
+    return {"rows": rows, "chart": chart, "prepared": client_share.prepare_notes(result, targets)}
 
 
 def _cell_for(target: Mapping[str, Any], body: Mapping[str, Any], qtype: str) -> dict[str, Any]:
@@ -358,7 +360,13 @@ def _queries_section(
             {t["label"]: t["colour"] for t in targets},
             "queries/s (hot)",
         )
-    return {"types": types, "rows": rows, "chart": chart, "wins": wins}
+    return {
+        "types": types,
+        "rows": rows,
+        "chart": chart,
+        "wins": wins,
+        "client": client_share.query_client_rows({"rows": rows}, targets),
+    }
 
 
 def _qps(row: Mapping[str, Any], target: Mapping[str, Any]) -> float | None:
@@ -794,6 +802,7 @@ def _caveats(
                 "Docker engine's host.",
             }
         )
+    out += client_share.client_caveats(spec, load["rows"], queries["client"])
     order = {"bad": 0, "warn": 1, "info": 2}
     return sorted(out, key=lambda item: order[item["severity"]])
 

@@ -26,7 +26,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from markupsafe import Markup
 
 from tsbench.comparison import SCALE_PREFIX
-from tsbench.report import fmt
+from tsbench.report import client_share, fmt
 from tsbench.report.model import build_report_context, read_examples, read_result, read_validation
 from tsbench.results.files import write_bytes_atomic
 
@@ -57,6 +57,7 @@ def _environment() -> Environment:
         keep_trailing_newline=True,
     )
     env.filters.update(fmt.FILTERS)
+    env.globals["client_share_limit"] = client_share.CLIENT_SHARE_LIMIT
     return env
 
 

@@ -1,0 +1,69 @@
+"""QuestDB queries over its REST endpoint ``/exec`` — the protocol TSBS's QuestDB runner uses.
+
+``fetch`` sends one ``GET /exec?query=…&count=false`` on the worker's kept-alive connection and
+reads the whole JSON body (bytes, not parsed: what TSBS's Go runner does too). ``decode`` parses it
+after the timed window into rows typed as the PG-wire path types them: TIMESTAMP → int ns since the
+Unix epoch (UTC), LONG/INT → int, DOUBLE → float, SYMBOL/VARCHAR → str, null → None.
+
+Why REST and not PG wire: for answers of tens of thousands of rows (high-cpu-all), libpq parses and
+copies every cell into its result inside the timed window, which cost our client 4.6× TSBS's CPU and
+23 % of its rate on the same texts (bench/vs_tsbs.py); the REST body is received as bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from http.client import HTTPException
+from typing import Any
+from urllib.parse import quote
+
+import numpy as np
+
+from tsbench.targets.base import TargetError
+from tsbench.targets.httpclient import LeanHttp
+
+QUERY_TIMEOUT_S = 600
+_TIMESTAMPS = frozenset({"TIMESTAMP", "TIMESTAMP_NS", "DATE"})
+
+
+def _nanoseconds(values: list[Any]) -> list[int | None]:
+    """ISO-8601 instants as QuestDB writes them (``…Z``; DATE in ms) → int ns since the epoch."""
+    present = [v for v in values if v is not None]
+    stamps = np.array([v.rstrip("Z") for v in present], dtype="datetime64[ns]").astype(np.int64).tolist()
+    found = iter(stamps)
+    return [None if v is None else next(found) for v in values]
+
+
+class QuestDBRestSession:
+    """One query worker: one kept-alive HTTP connection to QuestDB's REST port."""
+
+    def __init__(self, host: str, port: int):
+        self.http = LeanHttp(host, port, timeout_s=QUERY_TIMEOUT_S)
+
+    def fetch(self, text: str) -> tuple[str, bytes]:
+        """``(text, body)`` of a 200 answer (TargetError with QuestDB's message otherwise)."""
+        path = f"/exec?count=false&query={quote(text, safe='')}"
+        try:
+            reply = self.http.request("GET", path, repeatable=True)
+        except (OSError, HTTPException) as error:
+            raise TargetError(f"questdb: /exec failed: {error}\n{text[:300]}") from error
+        if reply.status != 200:
+            raise TargetError(f"questdb: /exec answered {reply.status}: {reply.body[:300]!r}\n{text[:300]}")
+        return text, reply.body
+
+    def decode(self, raw: tuple[str, bytes]) -> list[tuple[Any, ...]]:
+        text, body = raw
+        answer = json.loads(body)
+        if "error" in answer:
+            raise TargetError(f"questdb: {answer['error']}\n{text[:300]}")
+        columns = [list(c) for c in zip(*answer.get("dataset", ()), strict=True)]
+        for index, column in enumerate(answer.get("columns", ())):
+            if columns and column["type"] in _TIMESTAMPS:
+                columns[index] = _nanoseconds(columns[index])
+        return list(zip(*columns, strict=True))
+
+    def execute(self, text: str) -> list[tuple[Any, ...]]:
+        return self.decode(self.fetch(text))
+
+    def close(self) -> None:
+        self.http.close()
