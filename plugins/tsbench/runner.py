@@ -321,7 +321,12 @@ class TargetPhases:
                         )
                     )
         cold, hot = passes[0], passes[1:]
-        hot_all = type(cold)("hot", [e for p in hot for e in p.executions], _sum_walls(hot), _sum_cpu(hot))
+        hot_all = type(cold)(
+            "hot",
+            [e for p in hot for e in p.executions],
+            _sum_per_type(hot, "wall_s"),
+            _sum_per_type(hot, "client_cpu_s"),
+        )
         checks = [e for p in passes for e in p.executions]
         mismatches = [
             {"pass": p.name, "query_id": e.query_id, **e.diff}
@@ -377,20 +382,13 @@ class TargetPhases:
             self.run_phase("teardown")
 
 
-def _sum_walls(passes: list[Any]) -> dict[str, float]:
-    walls: dict[str, float] = {}
+def _sum_per_type(passes: list[Any], field: str) -> dict[str, float]:
+    """Seconds per query type summed over passes (``field``: ``wall_s`` or ``client_cpu_s``)."""
+    total: dict[str, float] = {}
     for item in passes:
-        for qtype, seconds in item.wall_s.items():
-            walls[qtype] = walls.get(qtype, 0.0) + seconds
-    return walls
-
-
-def _sum_cpu(passes: list[Any]) -> dict[str, float]:
-    cpu: dict[str, float] = {}
-    for item in passes:
-        for qtype, seconds in item.client_cpu_s.items():
-            cpu[qtype] = cpu.get(qtype, 0.0) + seconds
-    return cpu
+        for qtype, seconds in getattr(item, field).items():
+            total[qtype] = total.get(qtype, 0.0) + seconds
+    return total
 
 
 def run_comparison(

@@ -118,6 +118,16 @@ class WireFormat(Protocol):
     def encode(self, measurement: str, batch: pa.RecordBatch) -> list[Payload]: ...
 
 
+def send_encoded(writer: Any, wire: WireFormat, measurement: str, batch: pa.RecordBatch) -> int:
+    """``write`` for a writer that has ``send``: encode ``batch`` with ``wire`` and send every body;
+    returns the rows the bodies carry."""
+    rows = 0
+    for payload in wire.encode(measurement, batch):
+        writer.send(measurement, payload.data)
+        rows += payload.rows
+    return rows
+
+
 class Session(Protocol):
     """One query worker's connection.
 

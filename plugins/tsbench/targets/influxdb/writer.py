@@ -31,7 +31,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from tsbench.targets.base import Payload, TargetError
+from tsbench.targets.base import Payload, TargetError, send_encoded
 from tsbench.targets.httpclient import LeanHttp
 from tsbench.workload.usecases import Measurement, UseCase
 
@@ -232,11 +232,7 @@ class InfluxWriter:
             self.body_headers["Content-Encoding"] = "gzip"
 
     def write(self, measurement: str, batch: pa.RecordBatch) -> int:
-        accepted = 0
-        for payload in self.format.encode(measurement, batch):
-            self.send(measurement, payload.data)
-            accepted += payload.rows
-        return accepted
+        return send_encoded(self, self.format, measurement, batch)
 
     def send(self, measurement: str, payload: bytes | memoryview) -> None:
         """POST one body; a 204 means its points are in the fsynced WAL. Never resent."""

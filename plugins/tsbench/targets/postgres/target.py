@@ -20,7 +20,15 @@ import psycopg
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from tsbench.targets.base import Capabilities, Endpoint, Footprint, Payload, Target, TargetError
+from tsbench.targets.base import (
+    Capabilities,
+    Endpoint,
+    Footprint,
+    Payload,
+    Target,
+    TargetError,
+    send_encoded,
+)
 from tsbench.targets.pgwire import PgWireSession
 from tsbench.targets.postgres import encode
 from tsbench.targets.postgres.dialect import SqlDialect
@@ -106,11 +114,7 @@ class CopyWriter:
         return f"COPY {ident(measurement.name)} ({', '.join(map(ident, columns))}) FROM STDIN (FORMAT binary)"
 
     def write(self, measurement: str, batch: pa.RecordBatch) -> int:
-        rows = 0
-        for payload in self.format.encode(measurement, batch):
-            self.send(measurement, payload.data)
-            rows += payload.rows
-        return rows
+        return send_encoded(self, self.format, measurement, batch)
 
     def send(self, measurement: str, payload: bytes) -> None:
         """One COPY of a wire-ready body; it commits on its own (autocommit)."""
