@@ -4,7 +4,10 @@ and our client's ceiling into do-nothing endpoints. TSBS is built from the vendo
 
     .venv/bin/python bench/vs_tsbs.py [--targets questdb,influxdb,postgres,timescaledb]
         [--scale 100] [--hours 24] [--workers 1,2,4] [--trials 3] [--types default|all|a,b]
-        [--queries 30] [--query-workers 2] [--sections generator,load,ceiling,queries]
+        [--queries 30] [--min-run-s 1] [--query-workers 2] [--sections generator,load,ceiling,queries]
+
+``--queries`` is the least number of queries per type; a type whose run would last under
+``--min-run-s`` gets more (the same number on every side), so that start-up does not weigh.
 
 Trials alternate sides (ABBA order after one warm-up per side); medians with min–max are
 printed and written to ``reports/out/bench/vs_tsbs.json``. Nothing else should run meanwhile:
@@ -18,6 +21,7 @@ import json
 import os
 import platform
 import shutil
+import signal
 import tempfile
 import time
 from pathlib import Path
@@ -54,6 +58,7 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--trials", type=int, default=3)
     parser.add_argument("--types", default="default")
     parser.add_argument("--queries", type=int, default=30)
+    parser.add_argument("--min-run-s", type=float, default=1.0)
     parser.add_argument("--query-workers", type=int, default=2)
     parser.add_argument("--sections", default="generator,load,ceiling,queries")
     parser.add_argument("--out", type=Path, default=ROOT / "reports" / "out" / "bench" / "vs_tsbs.json")
@@ -82,7 +87,12 @@ def _data_files(bin_dir: Path, args: argparse.Namespace, work: Path) -> dict[str
     return files
 
 
+def _stop_on_sigterm(signum: int, _frame: Any) -> None:
+    raise SystemExit(128 + signum)  # unwinds through every ``serving`` block: servers are stopped
+
+
 def main() -> None:
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)
     args = _arguments()
     started = time.perf_counter()
     bin_dir = tsbs_side.build_tsbs()

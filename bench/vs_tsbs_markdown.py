@@ -72,8 +72,8 @@ def prepare_table(body: dict[str, Any]) -> list[str]:
 
 def query_table(body: dict[str, Any]) -> list[str]:
     lines = [
-        "| target | query type | TSBS q/s | same text q/s | same ÷ TSBS | own text q/s | client CPU-s TSBS / same / own |",
-        "|---|---|---|---|---|---|---|",
+        "| target | query type | queries per run | TSBS q/s | same text q/s | same ÷ TSBS | own text q/s | client CPU-s TSBS / same / own |",
+        "|---|---|---|---|---|---|---|---|",
     ]  # fmt: skip
     for name, target in body.get("targets", {}).items():
         for qtype, row in (target.get("queries") or {}).items():
@@ -84,7 +84,7 @@ def query_table(body: dict[str, Any]) -> list[str]:
             )
             shown = _range(tsbs, "qps", 1, 1) if not tsbs["error"] else f"fails: {tsbs['error'][:60]}"
             lines.append(
-                f"| {name} | {qtype} | {shown} | {_range(same, 'qps', 1, 1)} | {_ratio(_median(same, 'qps'), _median(tsbs, 'qps'))} "
+                f"| {name} | {qtype} | {row.get('queries', '—')} | {shown} | {_range(same, 'qps', 1, 1)} | {_ratio(_median(same, 'qps'), _median(tsbs, 'qps'))} "
                 f"| {_range(own, 'qps', 1, 1)} | {cpu} |"
             )  # fmt: skip
     return lines

@@ -12,6 +12,7 @@ Client CPU: TSBS's process rusage; ours this process's CPU over the run. Server 
 
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 from typing import Any
@@ -30,22 +31,42 @@ from tsbench.workload.oracle import Oracle
 from tsbench.workload.queries import DataRange, LogicalQuery, generate_queries
 
 SIDES = ("tsbs", "same_text", "own_text")
+MAX_QUERIES = 3000
 
 
-def _tsbs_file(bin_dir: Path, name: str, qtype: str, args: Any, work: Path) -> Any:
+def _tsbs_file(bin_dir: Path, name: str, qtype: str, count: int, args: Any, work: Path) -> Any:
     tool = TSBS_TOOLS[name]
-    out = work / f"q-{name}-{qtype}.gob"
+    out = work / f"q-{name}-{qtype}-{count}.gob"
     return tsbs_texts.generate_queries(
-        bin_dir, fmt=tool.query_format, query_type=qtype, out=out, count=args.queries,
+        bin_dir, fmt=tool.query_format, query_type=qtype, out=out, count=count,
         scale=args.scale, seed=123, timescale_use_time_bucket=tool.time_bucket,
     )  # fmt: skip
 
 
-def _own(
-    target: Target, dataset: Dataset, qtype: str, args: Any, oracle: Oracle
-) -> tuple[list[LogicalQuery], Any]:
-    queries = generate_queries(DataRange.of(dataset), [qtype], args.queries, 123)
+def _own(dataset: Dataset, qtype: str, count: int, oracle: Oracle) -> tuple[list[LogicalQuery], Any]:
+    queries = generate_queries(DataRange.of(dataset), [qtype], count, 123)
     return queries, oracle.answers(queries)
+
+
+def _texts(made: Any) -> list[str]:
+    return tsbs_texts.query_texts(None, made.fmt, made.path) if made.run.ok else []
+
+
+def _sized_file(target: Target, qtype: str, args: Any, bin_dir: Path, work: Path) -> tuple[Any, list[str]]:
+    """TSBS's query file of ``qtype`` with enough queries that one run lasts ≥ ``args.min_run_s``
+    (probed with our runner on ``args.queries`` texts; at most ``MAX_QUERIES``): in a run of a few
+    tens of milliseconds, connecting and starting threads or a process would weigh as much as the
+    queries."""
+    made = _tsbs_file(bin_dir, target.name, qtype, args.queries, args, work)
+    texts = _texts(made)
+    if not texts:
+        return made, texts
+    wall = min(run_texts(texts, target.session, args.query_workers).wall_s for _ in range(2))  # 2nd is warm
+    if wall >= args.min_run_s:
+        return made, texts
+    count = min(MAX_QUERIES, math.ceil(args.queries * 1.2 * args.min_run_s / max(wall, 1e-3)))
+    made = _tsbs_file(bin_dir, target.name, qtype, count, args, work)
+    return made, _texts(made)
 
 
 def _run_side(side: str, ctx: dict[str, Any]) -> tuple[float, float, float, str | None]:
@@ -103,15 +124,15 @@ def query_section(
             target.create_schema()
             load(target, dataset, 2, args.batch_size, wire=wire, progress_s=3600)
             for qtype in args.types:
-                made = _tsbs_file(bin_dir, name, qtype, args, work)
-                texts = tsbs_texts.query_texts(None, made.fmt, made.path) if made.run.ok else []
+                made, texts = _sized_file(target, qtype, args, bin_dir, work)
+                count = len(texts) or args.queries
                 ctx = {
                     "target": target, "workers": args.query_workers, "pids": server_pids(server),
                     "bin": bin_dir, "file": made, "texts": texts,
-                    "own": _own(target, dataset, qtype, args, oracle),
+                    "own": _own(dataset, qtype, count, oracle),
                 }  # fmt: skip
                 started = time.perf_counter()
-                out[qtype] = _measure_type(ctx, args.trials)
+                out[qtype] = {**_measure_type(ctx, args.trials), "queries": count}
                 if not made.run.ok:
                     out[qtype]["tsbs"]["error"] = f"tsbs_generate_queries: {made.run.error}"
                 out[qtype]["seconds"] = time.perf_counter() - started
@@ -131,7 +152,8 @@ def _print_query_row(name: str, qtype: str, row: dict[str, Any]) -> None:
 
     same, own = ratio(qps("same_text"), qps("tsbs")), ratio(qps("own_text"), qps("tsbs"))
     text = (
-        f"  {name:<12} {qtype:<22} TSBS {qps('tsbs') or 0:>8.1f} q/s  same {qps('same_text') or 0:>8.1f} "
+        f"  {name:<12} {qtype:<22} {row['queries']:>5} q  TSBS {qps('tsbs') or 0:>8.1f} q/s  "
+        f"same {qps('same_text') or 0:>8.1f} "
         f"(×{same or 0:.2f})  own {qps('own_text') or 0:>8.1f} (×{own or 0:.2f})  "
         f"client CPU-s TSBS {cpu('tsbs')} same {cpu('same_text')} own {cpu('own_text')}"
     )

@@ -14,7 +14,7 @@ from conftest import check_all_queries, load_all
 from tsbench.spec import DatasetSpec
 from tsbench.targets.base import TargetError
 from tsbench.targets.influxdb.target import InfluxDBTarget
-from tsbench.targets.influxdb.writer import LineBuilder
+from tsbench.targets.lineprotocol import LineBuilder
 from tsbench.workload.dataset import Dataset, ensure_dataset
 from tsbench.workload.query_types import QUERY_TYPES
 
@@ -138,4 +138,4 @@ def test_tag_values_needing_escapes_are_refused(small_dataset: Dataset) -> None:
     for bad in ("rack 1", "rack,1", "rack=1"):
         broken = tags.set_column(tags.schema.get_field_index("rack"), "rack", pa.array([bad, *column[1:]]))
         with pytest.raises(TargetError, match="escaped"):
-            LineBuilder(small_dataset.use_case, broken)
+            LineBuilder("influxdb", small_dataset.use_case, broken)

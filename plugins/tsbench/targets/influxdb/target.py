@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import threading
-from http.client import HTTPException
 from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import urlencode
@@ -25,7 +24,8 @@ from tsbench.targets.base import Capabilities, Endpoint, Footprint, Target, Targ
 from tsbench.targets.httpclient import LeanHttp
 from tsbench.targets.influxdb import dialect, v2
 from tsbench.targets.influxdb.server import DATABASE, TUNING, InfluxDBServer
-from tsbench.targets.influxdb.writer import GZIP_LEVEL, TAG_ORDER, InfluxWriter, LineBuilder, LineFormat
+from tsbench.targets.influxdb.writer import GZIP_LEVEL, TAG_ORDER, InfluxWriter
+from tsbench.targets.lineprotocol import LineBuilder, LineFormat
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.usecases import UseCase
 
@@ -87,7 +87,7 @@ class InfluxSession:
             else:
                 path = f"/query?{urlencode({**params, 'q': text})}"
                 reply = self.http.request("GET", path, repeatable=True)
-        except (OSError, HTTPException) as error:
+        except OSError as error:
             raise TargetError(f"influxdb: /query failed: {error}\n{text}") from error
         if reply.status != 200:
             raise TargetError(f"influxdb: /query answered {reply.status}: {reply.body[:300]!r}\n{text}")
@@ -203,7 +203,7 @@ class InfluxDBTarget(Target):
     def builder(self) -> LineBuilder:
         with self._lock:
             if self._builder is None:
-                self._builder = LineBuilder(self.use_case, self.tags, self.tag_order)
+                self._builder = LineBuilder("influxdb", self.use_case, self.tags, self.tag_order)
             return self._builder
 
     # ---- load ----------------------------------------------------------------------------------
@@ -229,7 +229,7 @@ class InfluxDBTarget(Target):
 
     @classmethod
     def wire_format(cls, use_case: UseCase, tags: pa.Table) -> LineFormat:
-        return LineFormat(LineBuilder(use_case, tags, cls.tag_order), cls.gzip_level)
+        return LineFormat(LineBuilder("influxdb", use_case, tags, cls.tag_order), cls.gzip_level)
 
     def flush(self) -> None:
         """Nothing is buffered on our side and a 204 from /write means the points are in the

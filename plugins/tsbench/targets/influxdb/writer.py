@@ -1,212 +1,19 @@
-"""InfluxDB line protocol, built vectorised from Arrow batches, and the HTTP ``/write`` worker.
-
-One line per row::
-
-    <measurement>,<entity tags…>,<extra tags…> <field>=<value>[i],… <timestamp ns>\\n
-
-Entity tags come from the dataset's tags table in the use case's order (TSBS order: ``hostname,
-region, datacenter, rack, os, arch, team, service, service_version, service_environment``), then the
-measurement's extra tags (diskio ``serial``, disk ``path``/``fstype``, …); or, with
-``tag_order="sorted"``, all tags sorted by key (InfluxDB's own order, which it then needs not restore
-while parsing). Integers carry the ``i`` suffix; floats are Arrow's shortest round-trip text
-(exponent notation such as ``1e-7`` is valid line protocol). A null field is left out of its line;
-a row with no field at all cannot be represented (InfluxDB rejects a line without fields) and is not
-sent. An empty or null tag value is left out of the line (InfluxDB rejects ``tag=``). Names and tag
-values are not escaped: they are checked instead, and one containing a character that would need
-escaping (space, comma, ``=``, quote, backslash, newline) raises ``TargetError``.
-
-Every Arrow kernel here works on whole columns; Python runs once per batch, never per row. The
-lines of a batch are one contiguous Arrow string buffer, which is gzip-compressed as is (``zlib``
-releases the GIL, so two writers overlap compression with the server's work).
-"""
+"""InfluxDB's HTTP ``/write`` worker and its load settings. The lines come from the shared
+``targets/lineprotocol.py``; InfluxDB gets them gzip-compressed (``GZIP_LEVEL``) in its own tag
+order (``TAG_ORDER``; README "Load")."""
 
 from __future__ import annotations
 
-import zlib
-from http.client import HTTPException
-from typing import Any
 from urllib.parse import urlencode
 
-import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from tsbench.targets.base import Payload, TargetError, send_encoded
+from tsbench.targets.base import TargetError, send_encoded
 from tsbench.targets.httpclient import LeanHttp
-from tsbench.workload.usecases import Measurement, UseCase
+from tsbench.targets.lineprotocol import LineFormat
 
-FORBIDDEN = r"[ ,=\"\\\n\r]"  # characters that would need escaping in a tag key, tag value or name
 GZIP_LEVEL = 1  # fastest; cpu lines still compress ~6x (3.4 MB → 0.58 MB per 10,000 rows)
-MAX_LINES_PER_REQUEST = 100_000  # bigger batches are sent in several requests (bounded memory)
-TAG_ORDERS = ("tsbs", "sorted")
 TAG_ORDER = "tsbs"
-_NULL_AS_EMPTY: dict[str, Any] = {"null_handling": "replace", "null_replacement": ""}  # a left-out tag
-
-
-def check_names(kind: str, values: pa.Array) -> None:
-    """Raise if any value would need escaping in line protocol (we never escape, we refuse)."""
-    bad = pc.match_substring_regex(values, FORBIDDEN)
-    if bad.true_count:
-        value = values.filter(bad)[0].as_py()
-        raise TargetError(
-            f"influxdb: {kind} {value!r} contains a character that line protocol would need escaped "
-            "(space, comma, '=', quote, backslash or newline)"
-        )
-
-
-def _tag_pairs(tag: str, values: pa.Array) -> pa.Array:
-    """``,tag=value`` per value; null where the value is null or empty (the tag is left out)."""
-    values = values.cast(pa.string())
-    check_names(f"tag {tag} value", values.drop_null())
-    empty = pc.equal(values, "")
-    if empty.true_count:
-        values = pc.if_else(empty, pa.scalar(None, pa.string()), values)
-    return pc.binary_join_element_wise(f",{tag}=", values, "")
-
-
-def _value_strings(column: pa.Array, name: str) -> pa.Array:
-    if pa.types.is_floating(column.type):
-        finite = pc.is_finite(column)
-        if finite.false_count - column.null_count > 0:
-            raise TargetError(f"influxdb: field {name} holds NaN or infinity, which InfluxDB cannot store")
-    return pc.cast(column, pa.string())
-
-
-def _merge_literals(parts: list[Any]) -> list[Any]:
-    merged: list[Any] = []
-    for part in parts:
-        if isinstance(part, str) and merged and isinstance(merged[-1], str):
-            merged[-1] += part
-        else:
-            merged.append(part)
-    return merged
-
-
-class LineBuilder:
-    """Turns record batches of one use case into line protocol (thread-safe: no shared mutation
-    except an idempotent per-dictionary cache)."""
-
-    def __init__(self, use_case: UseCase, tags: pa.Table, tag_order: str = TAG_ORDER):
-        """``tag_order`` "tsbs": entity tags in the use case's order, then the measurement's extra
-        tags; "sorted": all tags sorted by key, the order InfluxDB keeps them in the series key (it
-        then needs not sort them while parsing)."""
-        if tag_order not in TAG_ORDERS:
-            raise ValueError(f"tag_order must be one of {TAG_ORDERS}, not {tag_order!r}")
-        self.use_case = use_case
-        self.tag_order = tag_order
-        key = use_case.entity_key
-        self.names = tags.column(key).combine_chunks().cast(pa.string())
-        pairs = {tag: _tag_pairs(tag, tags.column(tag).combine_chunks()) for tag in use_case.entity_tags}
-        for m in use_case.measurements:
-            check_names("measurement name", pa.array([m.name, *m.extra_tags, *m.field_names]))
-        check_names("tag name", pa.array(list(use_case.entity_tags)))
-        # Per measurement, its tags in line order as segments: a run of entity tags becomes one
-        # string per entity (",hostname=host_0,region=…", taken per row), an extra tag its name.
-        self.plans: dict[str, list[pa.Array | str]] = {}
-        for m in use_case.measurements:
-            order = [*use_case.entity_tags, *m.extra_tags]
-            if tag_order == "sorted":
-                order.sort()
-            plan: list[pa.Array | str] = []
-            run: list[pa.Array] = []
-            for tag in order:
-                if tag in pairs:
-                    run.append(pairs[tag])
-                    continue
-                if run:
-                    plan.append(pc.binary_join_element_wise(*run, "", **_NULL_AS_EMPTY))
-                    run = []
-                plan.append(tag)
-            if run:
-                plan.append(pc.binary_join_element_wise(*run, "", **_NULL_AS_EMPTY))
-            self.plans[m.name] = plan
-        self._cache: tuple[pa.Array, np.ndarray] | None = None
-
-    def _entity_rows(self, column: pa.Array) -> pa.Array:
-        """Row of the tags table for every row (via the batch's dictionary, never per row)."""
-        if not pa.types.is_dictionary(column.type):
-            column = pc.dictionary_encode(column)
-        dictionary = column.dictionary
-        cached = self._cache  # one read: another writer may replace it concurrently
-        if cached is None or not cached[0].equals(dictionary):
-            found = pc.index_in(dictionary.cast(pa.string()), value_set=self.names)
-            if found.null_count:
-                missing = dictionary.filter(pc.is_null(found))[0].as_py()
-                raise TargetError(f"influxdb: entity {missing!r} is not in the dataset's tags table")
-            cached = (dictionary, found.to_numpy(zero_copy_only=False))
-            self._cache = cached
-        return pa.array(cached[1][column.indices.to_numpy(zero_copy_only=False)])
-
-    def lines(self, m: Measurement, batch: pa.RecordBatch) -> pa.Array:
-        """One string per representable row, each ending in a newline."""
-        entity_rows = self._entity_rows(batch.column(self.use_case.entity_key))
-        parts: list[Any] = [m.name]
-        for segment in self.plans[m.name]:
-            if not isinstance(segment, str):
-                parts.append(segment.take(entity_rows))
-                continue
-            column = batch.column(segment)
-            if not pa.types.is_dictionary(column.type):
-                column = pc.dictionary_encode(column)
-            parts.append(_tag_pairs(segment, column.dictionary).take(column.indices))
-        stamps = pc.cast(pc.cast(batch.column("time"), pa.int64()), pa.string())
-        fields = [(name, kind, _value_strings(batch.column(name), name)) for name, kind in m.fields]
-        if not any(values.null_count for _, _, values in fields):
-            separator = " "
-            for name, kind, values in fields:
-                parts += [f"{separator}{name}=", values]
-                separator = "i," if pa.types.is_integer(kind) else ","
-            parts += [separator[:-1] + " ", stamps, "\n"]
-            return pc.binary_join_element_wise(*_merge_literals(parts), "", **_NULL_AS_EMPTY)
-        # ",name=value" per field, null where the value is null; nulls joined as "" (not with
-        # null_handling="skip", which drops rows whose inputs are all null in pyarrow ≤ 26)
-        pieces = [
-            pc.binary_join_element_wise(f",{name}=", values, "i" if pa.types.is_integer(kind) else "", "")
-            for name, kind, values in fields
-        ]
-        joined = pc.binary_join_element_wise(*pieces, "", **_NULL_AS_EMPTY)
-        keep = pc.not_equal(joined, "")
-        joined = pc.utf8_slice_codeunits(joined, 1)  # the first field's comma
-        lines = pc.binary_join_element_wise(*parts, " ", joined, " ", stamps, "\n", "", **_NULL_AS_EMPTY)
-        return lines.filter(keep) if keep.false_count else lines
-
-
-def body(lines: pa.Array) -> memoryview:
-    """The lines' bytes as one buffer (zero-copy: they are contiguous in the string array)."""
-    if not len(lines):
-        return memoryview(b"")
-    offsets = np.frombuffer(lines.buffers()[1], np.int32, len(lines) + 1, lines.offset * 4)
-    data = lines.buffers()[2]
-    return memoryview(data)[int(offsets[0]) : int(offsets[-1])]
-
-
-def gzip_bytes(data: memoryview, level: int = GZIP_LEVEL) -> bytes:
-    packer = zlib.compressobj(level, zlib.DEFLATED, 31)  # wbits 31: gzip container
-    return packer.compress(data) + packer.flush()
-
-
-class LineFormat:
-    """Wire-ready ``/write`` bodies: a batch's lines (``MAX_LINES_PER_REQUEST`` per body), gzipped
-    as the writer would send them."""
-
-    precompressed = True
-
-    def __init__(self, builder: LineBuilder, gzip_level: int = GZIP_LEVEL):
-        self.builder = builder
-        self.gzip_level = gzip_level
-        self.key = f"influx-line/{builder.tag_order}/gzip-{gzip_level}/max-{MAX_LINES_PER_REQUEST}/1"
-        self.precompressed = bool(gzip_level)
-
-    def encode(self, measurement: str, batch: pa.RecordBatch) -> list[Payload]:
-        m = self.builder.use_case.measurement(measurement)
-        payloads = []
-        for start in range(0, batch.num_rows, MAX_LINES_PER_REQUEST):
-            lines = self.builder.lines(m, batch.slice(start, MAX_LINES_PER_REQUEST))
-            if len(lines):
-                data = body(lines)
-                packed = gzip_bytes(data, self.gzip_level) if self.gzip_level else bytes(data)
-                payloads.append(Payload(packed, len(lines)))
-        return payloads
 
 
 class InfluxWriter:
@@ -238,7 +45,7 @@ class InfluxWriter:
         """POST one body; a 204 means its points are in the fsynced WAL. Never resent."""
         try:
             reply = self.http.request("POST", self.path, payload, self.body_headers)
-        except (OSError, HTTPException) as error:
+        except OSError as error:
             raise TargetError(f"influxdb: POST /write failed: {error}") from error
         if reply.status != 204:
             raise TargetError(f"influxdb: /write answered {reply.status}: {reply.body[:500]!r}")

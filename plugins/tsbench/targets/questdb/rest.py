@@ -13,7 +13,6 @@ copies every cell into its result inside the timed window, which cost our client
 from __future__ import annotations
 
 import json
-from http.client import HTTPException
 from typing import Any
 from urllib.parse import quote
 
@@ -45,7 +44,7 @@ class QuestDBRestSession:
         path = f"/exec?count=false&query={quote(text, safe='')}"
         try:
             reply = self.http.request("GET", path, repeatable=True)
-        except (OSError, HTTPException) as error:
+        except OSError as error:
             raise TargetError(f"questdb: /exec failed: {error}\n{text[:300]}") from error
         if reply.status != 200:
             raise TargetError(f"questdb: /exec answered {reply.status}: {reply.body[:300]!r}\n{text[:300]}")
