@@ -4,7 +4,8 @@ and our client's ceiling into do-nothing endpoints. TSBS is built from the vendo
 
     .venv/bin/python bench/vs_tsbs.py [--targets questdb,influxdb,postgres,timescaledb]
         [--scale 100] [--hours 24] [--workers 1,2,4] [--trials 3] [--types default|all|a,b]
-        [--queries 30] [--min-run-s 1] [--query-workers 2] [--sections generator,load,ceiling,queries]
+        [--queries 30] [--min-run-s 1] [--query-trials 5] [--query-workers 2]
+        [--sections generator,load,ceiling,queries]
 
 ``--queries`` is the least number of queries per type; a type whose run would last under
 ``--min-run-s`` gets more (the same number on every side), so that start-up does not weigh.
@@ -59,6 +60,7 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--types", default="default")
     parser.add_argument("--queries", type=int, default=30)
     parser.add_argument("--min-run-s", type=float, default=1.0)
+    parser.add_argument("--query-trials", type=int, default=5)
     parser.add_argument("--query-workers", type=int, default=2)
     parser.add_argument("--sections", default="generator,load,ceiling,queries")
     parser.add_argument("--out", type=Path, default=ROOT / "reports" / "out" / "bench" / "vs_tsbs.json")

@@ -132,7 +132,7 @@ def query_section(
                     "own": _own(dataset, qtype, count, oracle),
                 }  # fmt: skip
                 started = time.perf_counter()
-                out[qtype] = {**_measure_type(ctx, args.trials), "queries": count}
+                out[qtype] = {**_measure_type(ctx, args.query_trials), "queries": count}
                 if not made.run.ok:
                     out[qtype]["tsbs"]["error"] = f"tsbs_generate_queries: {made.run.error}"
                 out[qtype]["seconds"] = time.perf_counter() - started
