@@ -27,6 +27,12 @@ def _range(part: dict[str, Any], key: str, scale: float = 1.0, digits: int = 0) 
     return f"{value['median'] / scale:,.{digits}f} ({value['min'] / scale:,.{digits}f}–{value['max'] / scale:,.{digits}f})"
 
 
+def _figure(side: dict[str, Any], key: str) -> str:
+    """The side's median with two decimals; "—" for a side that failed (it measured nothing)."""
+    value = _median(side, key)
+    return "—" if side.get("error") or value is None else f"{value:.2f}"
+
+
 def _ratio(ours: float | None, theirs: float | None) -> str:
     return f"**{ours / theirs:.2f}**" if ours and theirs else "—"
 
@@ -40,8 +46,8 @@ def load_table(body: dict[str, Any]) -> list[str]:
         for workers, row in (target.get("load") or {}).get("workers", {}).items():
             theirs, ours = row["tsbs"], row["ours"]
             tsbs_rate = _range(theirs, "rows_per_s", 1000) + " k" if not theirs["error"] else "fails¹"
-            cpu = f"{_median(theirs, 'client_cpu_s_per_million_rows') or 0:.2f} / {_median(ours, 'client_cpu_s_per_million_rows'):.2f}"
-            server = f"{_median(theirs, 'server_cpu_s_per_million_rows') or 0:.2f} / {_median(ours, 'server_cpu_s_per_million_rows'):.2f}"
+            cpu = f"{_figure(theirs, 'client_cpu_s_per_million_rows')} / {_figure(ours, 'client_cpu_s_per_million_rows')}"
+            server = f"{_figure(theirs, 'server_cpu_s_per_million_rows')} / {_figure(ours, 'server_cpu_s_per_million_rows')}"
             ratio = _ratio(_median(ours, "rows_per_s"), _median(theirs, "rows_per_s"))
             lines.append(
                 f"| {name} | {workers} | {tsbs_rate} | {_range(ours, 'rows_per_s', 1000)} k | {ratio} | {cpu} | {server} |"

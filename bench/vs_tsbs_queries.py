@@ -61,9 +61,10 @@ def _sized_file(target: Target, qtype: str, args: Any, bin_dir: Path, work: Path
     texts = _texts(made)
     if not texts:
         return made, texts
-    wall = min(run_texts(texts, target.session, args.query_workers).wall_s for _ in range(2))  # 2nd is warm
-    if wall >= args.min_run_s:
-        return made, texts
+    probes = [run_texts(texts, target.session, args.query_workers) for _ in range(2)]  # the 2nd is warm
+    wall = min(probe.wall_s for probe in probes)
+    if wall >= args.min_run_s or any(probe.errors for probe in probes):
+        return made, texts  # failing texts are reported at the least count, not multiplied
     count = min(MAX_QUERIES, math.ceil(args.queries * 1.2 * args.min_run_s / max(wall, 1e-3)))
     made = _tsbs_file(bin_dir, target.name, qtype, count, args, work)
     return made, _texts(made)
