@@ -17,10 +17,10 @@ from tsbench.workload.dataset import Dataset, ensure_dataset
 from tsbench.workload.tsbs import (
     CHUNK_BYTES,
     TsbsFormatError,
-    _number_strings,
     detect_format,
     export_dataset,
     import_tsbs,
+    number_strings,
     timescaledb_header,
 )
 from tsbench.workload.usecases import CPU_FIELDS, HOST_TAGS, get_use_case
@@ -308,7 +308,7 @@ def test_interval_is_inferred(tmp_path: Path, stamps: list[int], interval: int) 
 
 def test_floats_are_written_in_plain_notation() -> None:
     values = pa.array([1500.0, 0.25, 1e-7, 1.5e17, 12345678901.0, 1e15, -2.5, 72.45258, 0.0, None])
-    assert _number_strings(values).to_pylist() == [
+    assert number_strings(values).to_pylist() == [
         "1500",
         "0.25",
         "0.0000001",
@@ -320,7 +320,7 @@ def test_floats_are_written_in_plain_notation() -> None:
         "0",
         None,
     ]
-    assert _number_strings(pa.array([58, -3, None], pa.int64())).to_pylist() == ["58", "-3", None]
+    assert number_strings(pa.array([58, -3, None], pa.int64())).to_pylist() == ["58", "-3", None]
 
 
 GOOD = SAMPLE_INFLUX.strip()

@@ -13,15 +13,9 @@ Checked for every measurement of the dataset:
 - cpu values (every ``usage_*`` field) in ``[0, 100]``.
 
 How it scales (no sampling — every check is exact): a dataset can hold 100 M rows, too many for a
-pandas DataFrame, so the data itself never goes to great_expectations. DuckDB streams over the
-measurement's Parquet glob (``Dataset.glob``, the same files the oracle reads) twice:
-
-1. one ``GROUP BY filename`` scan computes, per Parquet file, the row count and, per column, the
-   minimum, the maximum and the number of nulls (plus exact counts of out-of-range values and of
-   timestamps outside the window, for the report);
-2. one ``GROUP BY hash(entity, time) HAVING count(*) > 1`` finds candidate duplicates; only when
-   there are any, the rows with those hashes are grouped by the real key, so a hash collision never
-   counts as a duplicate (DuckDB spills to a temporary folder when the keys do not fit in memory).
+pandas DataFrame, so the data itself never goes to great_expectations. Two DuckDB scans per
+measurement (``tsbench.validation.dataset_profile``) compute exact aggregates: per Parquet file the
+row count and per column the minimum, maximum and null count, and the duplicated (entity, time) keys.
 
 GE then validates small pandas frames built from these exact aggregates, with the predicates
 defined only in the GE expectations:
@@ -46,15 +40,20 @@ from __future__ import annotations
 
 import tempfile
 import time
-from dataclasses import dataclass
 from typing import Any
 
-import duckdb
 import pandas as pd
 
 from tsbench.spec import DatasetSpec
 from tsbench.timeutil import format_instant
 from tsbench.validation.checks import Check, Frame, SuiteSpec, entry
+from tsbench.validation.dataset_profile import (
+    DUPLICATE_EXAMPLES,
+    MEMORY_LIMIT,
+    MeasurementProfile,
+    connect,
+    profile_measurement,
+)
 from tsbench.workload.dataset import Dataset, sha256_file
 from tsbench.workload.usecases import CPU_FIELDS
 
@@ -62,113 +61,18 @@ from tsbench.workload.usecases import CPU_FIELDS
 DROPS_POINTS = frozenset({"iot"})
 # Value ranges per measurement: column → (lo, hi), both inclusive.
 RANGES: dict[str, dict[str, tuple[float, float]]] = {"cpu": dict.fromkeys(CPU_FIELDS, (0, 100))}
-DUPLICATE_EXAMPLES = 100
-# DuckDB's memory cap for the scans; beyond it the duplicate search spills to a temporary folder
-# (measured: 34.6 M rows under a 512 MB cap peak at ~0.7 GB RSS, no slower on this machine).
-MEMORY_LIMIT = "2GB"
-
-
-@dataclass
-class MeasurementProfile:
-    """Exact aggregates of one measurement's Parquet files (see the module docstring)."""
-
-    measurement: str
-    columns: list[str]
-    files: pd.DataFrame  # file, rows, min_<col>, max_<col>, nulls_<col>, out_<col>, out_time
-    duplicate_keys: int
-    extra_rows: int  # rows beyond the first of every duplicated key
-    duplicates: pd.DataFrame  # entity, time (ns), n — at most ``duplicate_examples`` keys
-    seconds: float
-
-    @property
-    def rows(self) -> int:
-        return int(self.files["rows"].sum()) if len(self.files) else 0
-
-
-def _ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
-def connect(memory_limit: str | None = None, temp_dir: str | None = None) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB capped at ``memory_limit`` (default ``MEMORY_LIMIT``) that spills to
-    ``temp_dir`` (DuckDB's default would be ``./.tmp`` in the working directory)."""
-    con = duckdb.connect()
-    con.execute(f"SET temp_directory = {_literal(temp_dir or tempfile.gettempdir())}")
-    con.execute("SET preserve_insertion_order = false")
-    con.execute("SET enable_progress_bar = false")  # it would draw into task logs
-    con.execute(f"SET memory_limit = {_literal(memory_limit or MEMORY_LIMIT)}")
-    return con
-
-
-def profile_measurement(
-    con: duckdb.DuckDBPyConnection,
-    dataset: Dataset,
-    measurement: str,
-    ranges: dict[str, tuple[float, float]] | None = None,
-    duplicate_examples: int = DUPLICATE_EXAMPLES,
-) -> MeasurementProfile:
-    started = time.perf_counter()
-    entity = dataset.manifest.get("entity_key") or dataset.use_case.entity_key
-    ranges = ranges or {}
-    if not any((dataset.path / measurement).glob("*.parquet")):
-        empty = pd.DataFrame({"file": pd.Series([], dtype=str), "rows": pd.Series([], dtype="int64")})
-        none = pd.DataFrame({"entity": [], "time": [], "n": []})
-        return MeasurementProfile(measurement, [], empty, 0, 0, none, time.perf_counter() - started)
-    glob = _literal(dataset.glob(measurement))
-    columns = [row[0] for row in con.execute(f"DESCRIBE SELECT * FROM read_parquet({glob})").fetchall()]
-    select = ["filename AS file", "count(*) AS rows"]
-    for i, column in enumerate(columns):
-        q = _ident(column)
-        value = f"epoch_ns({q})" if column == "time" else q
-        select.append(f"CASE WHEN count({q}) = count(*) THEN min({value}) END AS min_{i}")
-        select.append(f"CASE WHEN count({q}) = count(*) THEN max({value}) END AS max_{i}")
-        select.append(f"count(*) - count({q}) AS nulls_{i}")
-        if column in ranges:
-            lo, hi = ranges[column]
-            select.append(f"count(*) FILTER (WHERE {q} < {lo} OR {q} > {hi}) AS out_{i}")
-    start, end = dataset.start_ns, dataset.end_ns
-    select.append(
-        f'count(*) FILTER (WHERE epoch_ns("time") < {start} OR epoch_ns("time") >= {end}) AS out_time'
-    )
-    source = f"read_parquet({glob}, filename = true)"
-    raw = con.execute(f"SELECT {', '.join(select)} FROM {source} GROUP BY filename ORDER BY file").df()
-    renames = {}
-    for i, column in enumerate(columns):
-        for kind in ("min", "max", "nulls", "out"):
-            renames[f"{kind}_{i}"] = f"{kind}_{column}"
-    files = raw.rename(columns=renames)
-    root = str(dataset.path).rstrip("/") + "/"
-    files["file"] = files["file"].map(lambda p: p[len(root) :] if p.startswith(root) else p)
-
-    # Duplicated keys in two steps, both exact: group by a 64-bit hash of (entity, time) — a fixed
-    # 8-byte key instead of text, so the hash table stays small — and, only when some hash occurs
-    # more than once, group the rows with those hashes by the real key (so a hash collision is never
-    # mistaken for a duplicate).
-    key = f'hash({_ident(entity)}, epoch_ns("time"))'
-    con.execute(
-        f"CREATE OR REPLACE TEMP TABLE candidates AS SELECT {key} AS h FROM read_parquet({glob}) "
-        "GROUP BY h HAVING count(*) > 1"
-    )
-    keys, extra, dups = 0, 0, pd.DataFrame({"entity": [], "time": [], "n": []})
-    if con.execute("SELECT count(*) FROM candidates").fetchone()[0]:
-        con.execute(
-            f"CREATE OR REPLACE TEMP TABLE dup AS SELECT {_ident(entity)}::VARCHAR AS entity, "
-            f'epoch_ns("time") AS time, count(*) AS n FROM read_parquet({glob}) '
-            f"WHERE {key} IN (SELECT h FROM candidates) GROUP BY ALL HAVING count(*) > 1"
-        )
-        keys, extra = con.execute("SELECT count(*), coalesce(sum(n - 1), 0) FROM dup").fetchone()
-        dups = con.execute(
-            f"SELECT entity, time, n FROM dup ORDER BY entity, time LIMIT {int(duplicate_examples)}"
-        ).df()
-        con.execute("DROP TABLE dup")
-    con.execute("DROP TABLE candidates")
-    return MeasurementProfile(
-        measurement, columns, files, int(keys), int(extra), dups, time.perf_counter() - started
-    )
+__all__ = [
+    "DROPS_POINTS",
+    "DUPLICATE_EXAMPLES",
+    "MEMORY_LIMIT",
+    "RANGES",
+    "MeasurementProfile",
+    "connect",
+    "dataset_suite",
+    "expected_rows",
+    "profile_dataset",
+    "profile_measurement",
+]
 
 
 def profile_dataset(
@@ -326,6 +230,7 @@ def _keys_frame(dataset: Dataset, profiles: dict[str, MeasurementProfile]) -> Fr
 def _values_frame(
     dataset: Dataset, profile: MeasurementProfile, ranges: dict[str, tuple[float, float]]
 ) -> Frame:
+    """The per-file extremes of a measurement, with its null, time-window and value-range checks."""
     m, files, columns = profile.measurement, profile.files, profile.columns
     extremes = []
     for row in files.to_dict("records"):
@@ -334,37 +239,53 @@ def _values_frame(
                 {"file": row["file"], "extreme": kind, **{c: row[f"{kind}_{c}"] for c in columns}}
             )
     frame = pd.DataFrame(extremes, columns=["file", "extreme", *columns])
-    checks = []
+    checks = _null_checks(dataset, profile)
+    if "time" in columns:
+        checks.append(_time_check(dataset, profile))
+    checks.extend(_range_checks(profile, ranges))
+    return Frame(f"{m}.values", frame, checks)
+
+
+def _null_checks(dataset: Dataset, profile: MeasurementProfile) -> list[Check]:
+    """One check per column that must hold no nulls (every column, or time and tags for iot)."""
+    m, files, columns = profile.measurement, profile.files, profile.columns
     not_null = _not_null_columns(dataset, m, columns)
     scope = "every column" if not_null == columns else ", ".join(not_null)
-    for column in not_null:
-        checks.append(
-            Check(
-                f"{m}: {column} has no nulls",
-                "ExpectColumnValuesToNotBeNull",
-                {"column": column},
-                observed=int(files[f"nulls_{column}"].sum()) if len(files) else 0,
-                details=f"null rows per column ({scope}), counted over all rows",
-                group=f"{m}: no nulls ({scope})",
-                part=column,
-            )
+    return [
+        Check(
+            f"{m}: {column} has no nulls",
+            "ExpectColumnValuesToNotBeNull",
+            {"column": column},
+            observed=int(files[f"nulls_{column}"].sum()) if len(files) else 0,
+            details=f"null rows per column ({scope}), counted over all rows",
+            group=f"{m}: no nulls ({scope})",
+            part=column,
         )
+        for column in not_null
+    ]
+
+
+def _time_check(dataset: Dataset, profile: MeasurementProfile) -> Check:
+    """Every timestamp inside ``[start, end)`` of the manifest's time range."""
+    m, files = profile.measurement, profile.files
     start, end = dataset.start_ns, dataset.end_ns
-    if "time" in columns:
-        low, high = (files["min_time"].min(), files["max_time"].max()) if len(files) else (None, None)
-        checks.append(
-            Check(
-                f"{m}: timestamps inside [{format_instant(start)}, {format_instant(end)})",
-                "ExpectColumnValuesToBeBetween",
-                {"column": "time", "min_value": start, "max_value": end, "strict_max": True},
-                observed={
-                    "first": None if pd.isna(low) else format_instant(int(low)),
-                    "last": None if pd.isna(high) else format_instant(int(high)),
-                    "rows_outside": int(files["out_time"].sum()) if len(files) else 0,
-                },
-                details="per-file minimum and maximum of time (exact)",
-            )
-        )
+    low, high = (files["min_time"].min(), files["max_time"].max()) if len(files) else (None, None)
+    return Check(
+        f"{m}: timestamps inside [{format_instant(start)}, {format_instant(end)})",
+        "ExpectColumnValuesToBeBetween",
+        {"column": "time", "min_value": start, "max_value": end, "strict_max": True},
+        observed={
+            "first": None if pd.isna(low) else format_instant(int(low)),
+            "last": None if pd.isna(high) else format_instant(int(high)),
+            "rows_outside": int(files["out_time"].sum()) if len(files) else 0,
+        },
+        details="per-file minimum and maximum of time (exact)",
+    )
+
+
+def _range_checks(profile: MeasurementProfile, ranges: dict[str, tuple[float, float]]) -> list[Check]:
+    """Every value of each column in ``ranges`` inside its inclusive bounds, one group per measurement."""
+    m, files, columns = profile.measurement, profile.files, profile.columns
     ranged = [c for c in columns if c in ranges]
     bounds = {ranges[c] for c in ranged}
     if len(bounds) == 1:
@@ -372,6 +293,7 @@ def _values_frame(
         group = f"{m}: values in [{lo:g}, {hi:g}] ({len(ranged)} fields)"
     else:
         group = f"{m}: values inside their ranges ({len(ranged)} fields)"
+    checks = []
     for column in ranged:
         lo, hi = ranges[column]
         checks.append(
@@ -389,7 +311,7 @@ def _values_frame(
                 part=column,
             )
         )
-    return Frame(f"{m}.values", frame, checks)
+    return checks
 
 
 def _scalar(value: Any) -> Any:

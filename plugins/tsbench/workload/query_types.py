@@ -85,7 +85,8 @@ _DESCRIPTIONS = {
 }
 
 
-def _catalogue() -> dict[str, QueryType]:
+def _groupby_types() -> list[QueryType]:
+    """TSBS's aggregations per time bucket: single-groupby, cpu-max-all and double-groupby."""
     types: list[QueryType] = []
     for nfields, hosts, hours in ((1, 1, 1), (1, 1, 12), (1, 8, 1), (5, 1, 1), (5, 1, 12), (5, 8, 1)):
         types.append(
@@ -121,18 +122,20 @@ def _catalogue() -> dict[str, QueryType]:
                 bucket_ns=NS_PER_HOUR,
             )
         )
-    for suffix, hosts in (("1", 1), ("all", None)):
-        types.append(
-            QueryType(
-                f"high-cpu-{suffix}",
-                Kind.HIGH_CPU,
-                hosts=hosts,
-                window_ns=12 * NS_PER_HOUR,
-                threshold=90.0,
-            )
+    return types
+
+
+def _selection_types() -> list[QueryType]:
+    """TSBS's row selections: high-cpu, lastpoint and groupby-orderby-limit."""
+    high_cpu = [
+        QueryType(
+            f"high-cpu-{suffix}", Kind.HIGH_CPU, hosts=hosts, window_ns=12 * NS_PER_HOUR, threshold=90.0
         )
-    types.append(QueryType("lastpoint", Kind.LASTPOINT))
-    types.append(
+        for suffix, hosts in (("1", 1), ("all", None))
+    ]
+    return [
+        *high_cpu,
+        QueryType("lastpoint", Kind.LASTPOINT),
         QueryType(
             "groupby-orderby-limit",
             Kind.ORDERBY_LIMIT,
@@ -140,12 +143,17 @@ def _catalogue() -> dict[str, QueryType]:
             nfields=1,
             bucket_ns=NS_PER_MINUTE,
             limit=5,
-        )
-    )
-    types.append(QueryType("ycsb-read", Kind.READ, hosts=1, family="ycsb-ts"))
-    types.append(QueryType("ycsb-scan", Kind.SCAN, hosts=1, window_ns=NS_PER_HOUR, family="ycsb-ts"))
-    for agg in ("count", "avg", "sum"):
-        types.append(
+        ),
+    ]
+
+
+def _ycsb_types() -> list[QueryType]:
+    """YCSB-TS's operations on one host: read, scan and the range aggregates."""
+    family = "ycsb-ts"
+    return [
+        QueryType("ycsb-read", Kind.READ, hosts=1, family=family),
+        QueryType("ycsb-scan", Kind.SCAN, hosts=1, window_ns=NS_PER_HOUR, family=family),
+        *(
             QueryType(
                 f"ycsb-{agg}",
                 Kind.RANGE_AGG,
@@ -153,10 +161,16 @@ def _catalogue() -> dict[str, QueryType]:
                 nfields=1,
                 hosts=1,
                 window_ns=NS_PER_HOUR,
-                family="ycsb-ts",
+                family=family,
             )
-        )
-    return {item.name: item for item in types}
+            for agg in ("count", "avg", "sum")
+        ),
+    ]
+
+
+def _catalogue() -> dict[str, QueryType]:
+    """Every query type by name, devops (TSBS) first, in the order reports list them."""
+    return {item.name: item for item in (*_groupby_types(), *_selection_types(), *_ycsb_types())}
 
 
 QUERY_TYPES: dict[str, QueryType] = _catalogue()
