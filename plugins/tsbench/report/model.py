@@ -15,20 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from tsbench.report import charts, client_share, fmt
+from tsbench.targets.registry import target_colour, target_title
 from tsbench.timeutil import format_instant
 from tsbench.workload.answers import ABS_TOL, REL_TOL, answer_columns
 from tsbench.workload.query_types import QUERY_TYPES
 
-# Display names for the databases tsbench knows; any other target shows its folder name.
-DISPLAY_NAMES = {
-    "questdb": "QuestDB",
-    "timescaledb": "TimescaleDB",
-    "postgres": "PostgreSQL",
-    "influxdb": "InfluxDB",
-    "mongodb": "MongoDB",
-    "griddb": "GridDB",
-    "clickhouse": "ClickHouse",
-}
 # The query types the published studies headline (A: high-cpu-*, lastpoint, single-groupby-1-1-1,
 # double-groupby; C: double-groupby-5, cpu-max-all-8, lastpoint, groupby-orderby-limit).
 HEADLINE_TYPES = (
@@ -46,10 +37,6 @@ NOISE_RATIO = 1.10  # differences below 10 % are called out as within run-to-run
 SMALL_ROWS = 1_000_000
 FEW_QUERIES = 10
 FEW_SAMPLES = 5
-
-
-def display_name(name: str) -> str:
-    return DISPLAY_NAMES.get(name, name)
 
 
 # -- reading a run folder ----------------------------------------------------------------------
@@ -164,8 +151,8 @@ def _target_view(name: str, body: Mapping[str, Any]) -> dict[str, Any]:
         )
     return {
         "name": name,
-        "label": display_name(name),
-        "colour": charts.target_colour(name),
+        "label": target_title(name),
+        "colour": target_colour(name),
         "status": status,
         "ok": status == "ok",
         "failed_phase": body.get("failed_phase", ""),
@@ -591,7 +578,7 @@ def _summary(
         }
         if ranked:
             name, value = ranked[0]
-            row["best"] = {"label": labels[name], "value": show(value), "colour": charts.target_colour(name)}
+            row["best"] = {"label": labels[name], "value": show(value), "colour": target_colour(name)}
             if len(ranked) > 1:
                 other, other_value = ranked[1]
                 ratio = _ratio(value, other_value, higher)
@@ -857,7 +844,7 @@ def _trends(
     if len(set(labels)) != len(labels):
         labels = [run.get("run_id", "?") + (" (this)" if run is result else "") for run in runs]
     names = list(dict.fromkeys([*result["targets"], *(n for run in runs for n in run.get("targets", {}))]))
-    colours = {display_name(n): charts.target_colour(n) for n in names}
+    colours = {target_title(n): target_colour(n) for n in names}
 
     def load_rate(run: Mapping[str, Any], name: str) -> float | None:
         return ((run.get("targets", {}).get(name) or {}).get("load") or {}).get("median_rows_per_s")
@@ -870,7 +857,7 @@ def _trends(
         return stats.get("qps")
 
     def series(getter: Any) -> dict[str, list[float | None]]:
-        out = {display_name(n): [getter(run, n) for run in runs] for n in names}
+        out = {target_title(n): [getter(run, n) for run in runs] for n in names}
         return {label: values for label, values in out.items() if any(v is not None for v in values)}
 
     made = []
