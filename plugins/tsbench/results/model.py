@@ -225,6 +225,11 @@ class TargetResult(Record):
     def ok(self) -> bool:
         return self.status == "ok"
 
+    def clean_hot_qps(self, qtype: str) -> float | None:
+        """Hot queries/s of ``qtype``; None without queries, or with errors or wrong answers."""
+        stats = self.queries.hot.get(qtype) if self.queries is not None else None
+        return stats.qps if stats is not None and stats.clean() else None
+
 
 class RunResult(Record):
     """``result.json``: one run (one scale): spec, dataset, machine and client facts, every target."""

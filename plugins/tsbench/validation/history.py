@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from tsbench.results.model import RunResult, TargetResult
 from tsbench.results.store import comparison_key
 from tsbench.validation.checks import Check, Frame, SuiteSpec, entry
 from tsbench.validation.load import target_names
@@ -26,25 +27,25 @@ WINDOW = 7
 MIN_HISTORY = 3
 
 
-def load_rate(body: dict[str, Any] | None) -> float | None:
-    load = (body or {}).get("load") or {}
-    if not load.get("row_count_ok") or load.get("median_rows_per_s") is None:
+def load_rate(body: TargetResult | None) -> float | None:
+    """The median load rate, rows/s (None when the row count after the load was wrong)."""
+    load = body.load if body is not None else None
+    if load is None or not load.row_count_ok or load.median_rows_per_s is None:
         return None
-    return float(load["median_rows_per_s"])
+    return float(load.median_rows_per_s)
 
 
-def hot_qps(body: dict[str, Any] | None, qtype: str) -> float | None:
-    stats = (((body or {}).get("queries") or {}).get("hot") or {}).get(qtype)
-    if not stats or stats.get("errors") or stats.get("mismatches") or not stats.get("count"):
-        return None
-    return float(stats["qps"])
+def hot_qps(body: TargetResult | None, qtype: str) -> float | None:
+    """Hot queries/s of ``qtype`` (None with errors, wrong answers or no queries)."""
+    qps = body.clean_hot_qps(qtype) if body is not None else None
+    return float(qps) if qps is not None else None
 
 
-def figures(result: dict[str, Any], target: str) -> dict[str, float | None]:
+def figures(result: RunResult, target: str) -> dict[str, float | None]:
     """Metric → value for one target: ``load rows/s`` and ``hot qps <type>``."""
-    body = (result.get("targets") or {}).get(target)
+    body = result.targets.get(target)
     out: dict[str, float | None] = {"load rows/s": load_rate(body)}
-    for qtype in ((body or {}).get("queries") or {}).get("hot") or {}:
+    for qtype in body.queries.hot if body is not None and body.queries is not None else {}:
         out[f"hot qps {qtype}"] = hot_qps(body, qtype)
     return out
 
@@ -109,12 +110,13 @@ def history_suite(
 ) -> SuiteSpec:
     """Each target's figures against their trailing medians (module docstring); warnings only."""
     runs = trailing_runs(result, history, window)
+    this, earlier_runs = RunResult.from_json(result), [RunResult.from_json(run) for run in runs]
     suite = SuiteSpec("history", critical=False)
     rows, checks = [], []
     for name in target_names(result):
         skipped: dict[str, str] = {}
-        for metric, value in figures(result, name).items():
-            earlier = [v for run in runs if (v := figures(run, name).get(metric)) is not None]
+        for metric, value in figures(this, name).items():
+            earlier = [v for run in earlier_runs if (v := figures(run, name).get(metric)) is not None]
             if value is None:
                 skipped[metric] = "no comparable figure in this run"
             elif len(earlier) < min_history:

@@ -62,11 +62,7 @@ def _hot_qps(qtype: str) -> Getter:
 
     def get(run: RunResult, name: str) -> float | None:
         body = run.targets.get(name)
-        queries = body.queries if body is not None else None
-        stats = queries.hot.get(qtype) if queries is not None else None
-        if stats is None or stats.errors or stats.mismatches or not stats.count:
-            return None
-        return stats.qps
+        return body.clean_hot_qps(qtype) if body is not None else None
 
     return get
 
