@@ -112,10 +112,10 @@ class FootprintFigures(Record):
     """Storage at one moment: the database's own accounting (``bytes``) and the data folders' disk
     bytes; ``note`` says what the accounting counts."""
 
-    bytes: int | None = None
+    bytes: Number | None = None
     note: str = ""
-    parts: dict[str, int] = {}
-    disk_bytes: int | None = None
+    parts: dict[str, Number] = {}
+    disk_bytes: Number | None = None
 
 
 class FootprintPhase(Record):
