@@ -4,7 +4,7 @@ Layout::
 
     <results root>/<run id>/
         plan.json             the validated parameters (one RunSpec per scale)
-        scale-<N>/            a run folder per scale (run.json, targets/…, result.json, samples.jsonl)
+        scale-<N>/            a run folder per scale (run.json, targets/…, result.json)
         comparison.json       every scale's result, for validation, report and history
         validation.json       great_expectations outcome (when validated)
         report/report.html report/report.pdf
@@ -18,6 +18,7 @@ from typing import Any
 
 from tsbench.results.collect import collect
 from tsbench.results.files import read_json, write_json_atomic
+from tsbench.results.model import Comparison
 from tsbench.spec import RunSpec, SpecError
 from tsbench.timeutil import format_instant, parse_duration, parse_instant
 
@@ -111,5 +112,6 @@ def collect_comparison(folder: Path) -> dict[str, Any]:
         "failed_targets": failed,
         "results": results,
     }
+    body = Comparison.from_json(body).to_json()  # the contract of tsbench.results.model
     write_json_atomic(folder / "comparison.json", body)
     return body

@@ -10,7 +10,8 @@ from typing import Any
 
 import psutil
 
-CLIENT_PACKAGES = ("pyarrow", "duckdb", "numpy", "pandas", "psycopg", "questdb", "requests", "psutil")
+# The benchmark client's own packages; each target adds the ones its client code imports.
+CORE_PACKAGES = ("pyarrow", "duckdb", "numpy", "pandas", "psutil")
 
 
 def _cpu_model() -> str:
@@ -45,9 +46,17 @@ def machine_facts() -> dict[str, Any]:
     }
 
 
+def client_packages() -> tuple[str, ...]:
+    """The core packages, then every target's declared ``client_packages`` (registry order)."""
+    from tsbench.targets.registry import client_packages as target_packages
+
+    return tuple(dict.fromkeys((*CORE_PACKAGES, *target_packages())))
+
+
 def client_versions() -> dict[str, str]:
+    """Installed version of every client package (``"not installed"`` when missing)."""
     versions = {}
-    for name in CLIENT_PACKAGES:
+    for name in client_packages():
         try:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:

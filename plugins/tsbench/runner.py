@@ -8,7 +8,7 @@ Run folder layout::
     queries.jsonl answers.jsonl the logical query set and the oracle's answers
     targets/<name>/<phase>.json provision, load, footprint, cache_reset, queries, teardown, error
     targets/<name>/rendered.jsonl  every query as sent to that database
-    result.json samples.jsonl   written by ``collect``
+    result.json                 written by ``collect`` (a ``tsbench.results.model.RunResult``)
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from tsbench.measure.load import load
 from tsbench.measure.query_runner import run_pass
 from tsbench.measure.resources import ResourceSampler
 from tsbench.measure.wire_cache import WireCache, ensure_wire_cache
+from tsbench.results import model as records
 from tsbench.results.files import read_json, write_bytes_atomic, write_json_atomic
 from tsbench.runtimes.base import Runtime, Server
 from tsbench.runtimes.select import runtime_for
@@ -179,10 +180,15 @@ class TargetPhases:
         finally:
             self._started = None
 
-    def write(self, phase: str, body: dict[str, Any]) -> dict[str, Any]:
+    def write(self, phase: str, record: records.Record | Mapping[str, Any]) -> dict[str, Any]:
+        """``targets/<name>/<phase>.json``: the phase's record (``tsbench.results.model``; a dict is
+        read as the phase's record type) with ``wall_s`` when a phase is running; returns its JSON."""
+        body = record.to_json() if isinstance(record, records.Record) else dict(record)
         started = getattr(self, "_started", None)
         if started is not None:
             body = {**body, "wall_s": time.perf_counter() - started}
+        if phase in records.PHASE_RECORDS:
+            body = records.PHASE_RECORDS[phase].from_json(body).to_json()
         write_json_atomic(self.dir / f"{phase}.json", {"phase": phase, "target": self.name, **body})
         error = self.dir / "error.json"
         if error.is_file() and read_json(error).get("failed_phase") == phase:
@@ -196,23 +202,24 @@ class TargetPhases:
         with self.connect() as target:
             facts = {"version": target.version(), "settings": target.settings()}
         where = server.facts()
+        declared = self.target_type.capabilities
         return self.write(
             "provision",
-            {
-                "runtime": self.runtime.name,
-                "seconds": time.perf_counter() - started,
-                "endpoint": server.endpoint().to_json(),
-                "server_binary": where.pop("server_binary", ""),
-                "config": where.pop("config", ""),
-                "placement": where,
-                "capabilities": {
-                    "durable": self.target_type.capabilities.durable,
-                    "compression": self.target_type.capabilities.compression,
-                    "unsupported": dict(self.target_type.capabilities.unsupported),
-                    "schema_note": self.target_type.capabilities.schema_note,
-                },
+            records.Provision(
+                runtime=self.runtime.name,
+                seconds=time.perf_counter() - started,
+                endpoint=server.endpoint().to_json(),
+                server_binary=where.pop("server_binary", ""),
+                config=where.pop("config", ""),
+                placement=where,
+                capabilities=records.Capabilities(
+                    durable=declared.durable,
+                    compression=declared.compression,
+                    unsupported=dict(declared.unsupported),
+                    schema_note=declared.schema_note,
+                ),
                 **facts,
-            },
+            ),
         )
 
     def prepare(self) -> dict[str, Any]:
@@ -254,27 +261,33 @@ class TargetPhases:
                     )
                 counts = {m: target.row_count(m) for m in self.dataset.measurements}
                 expected = self.dataset.rows
-                trials.append({**result.to_json(), "resources": sampler.summary(), "row_counts": counts})
+                trials.append(
+                    records.LoadTrial.from_json(
+                        {**result.to_json(), "resources": sampler.summary(), "row_counts": counts}
+                    )
+                )
                 if counts != expected:
-                    self.write("load", {"trials": trials, "row_count_ok": False})
+                    self.write("load", records.LoadPhase(trials=trials, row_count_ok=False))
                     raise TargetError(
                         f"{self.name}: rows after load {counts} differ from the dataset's {expected}"
                     )
                 log.info("%s: row counts checked, %s equal the dataset's", self.name, counts)
-        rates = sorted(t["rows_per_s"] for t in trials)
+        rates = sorted(t.rows_per_s for t in trials)
         return self.write(
             "load",
-            {
-                "trials": trials,
-                "row_count_ok": True,
-                "median_rows_per_s": rates[len(rates) // 2],
-                "wire": wire.facts() if wire else None,
-            },
+            records.LoadPhase(
+                trials=trials,
+                row_count_ok=True,
+                median_rows_per_s=rates[len(rates) // 2],
+                wire=wire.facts() if wire else None,
+            ),
         )
 
-    def _footprint(self, target: Target, server: Server) -> dict[str, Any]:
+    def _footprint(self, target: Target, server: Server) -> records.FootprintFigures:
         own = target.footprint()
-        return {"bytes": own.bytes, "note": own.note, "parts": own.parts, "disk_bytes": server.disk_bytes()}
+        return records.FootprintFigures(
+            bytes=own.bytes, note=own.note, parts=own.parts, disk_bytes=server.disk_bytes()
+        )
 
     def settle(self) -> dict[str, Any]:
         server = self.server()
@@ -284,18 +297,17 @@ class TargetPhases:
             after_settle = self._footprint(target, server)
         return self.write(
             "footprint",
-            {
-                "after_load": after_load,
-                "after_settle": after_settle,
-                "settle_seconds": self.spec.settle_seconds,
-            },
+            records.FootprintPhase(
+                after_load=after_load, after_settle=after_settle, settle_seconds=self.spec.settle_seconds
+            ),
         )
 
     def cache_reset(self) -> dict[str, Any]:
         server = self.server()
         if not self.target_type.capabilities.restartable:
             return self.write(
-                "cache_reset", {"restarted": False, "os_cache_dropped": False, "note": "not restartable"}
+                "cache_reset",
+                records.CacheReset(restarted=False, os_cache_dropped=False, note="not restartable"),
             )
         return self.write("cache_reset", server.restart_cold())
 
@@ -320,53 +332,20 @@ class TargetPhases:
                             name, runnable, rendered, expected, target.session, self.spec.workers, self.name
                         )
                     )
-        cold, hot = passes[0], passes[1:]
-        hot_all = type(cold)(
-            "hot",
-            [e for p in hot for e in p.executions],
-            _sum_per_type(hot, "wall_s"),
-            _sum_per_type(hot, "client_cpu_s"),
-        )
-        checks = [e for p in passes for e in p.executions]
-        mismatches = [
-            {"pass": p.name, "query_id": e.query_id, **e.diff}
-            for p in passes
-            for e in p.executions
-            if e.answer_ok is False
-        ]
-        errors = [
-            {"pass": p.name, "query_id": e.query_id, "error": e.error}
-            for p in passes
-            for e in p.executions
-            if e.error
-        ]
-        return self.write(
-            "queries",
-            {
-                "cold": cold.stats(),
-                "hot": hot_all.stats(),
-                "hot_passes": len(hot),
-                "unsupported": {t: r for t, r in unsupported.items() if t in {q.type for q in queries}},
-                "answer_checks": {
-                    "checked": sum(e.answer_ok is not None for e in checks),
-                    "agreed": sum(e.answer_ok is True for e in checks),
-                    "mismatches": len(mismatches),
-                    "mismatch_samples": mismatches[:20],
-                },
-                "errors": {"count": len(errors), "samples": errors[:20]},
-                "resources": sampler.summary(),
-            },
-        )
+        in_run = {t: r for t, r in unsupported.items() if t in {q.type for q in queries}}
+        return self.write("queries", _queries_record(passes, in_run, sampler.summary()))
 
     def teardown(self) -> dict[str, Any]:
         """Stop the server and remove its files; safe to call at any point, even twice."""
         started = time.perf_counter()
         self.runtime.teardown(self.instance)
-        return self.write("teardown", {"seconds": time.perf_counter() - started})
+        return self.write("teardown", records.Teardown(seconds=time.perf_counter() - started))
 
     def fail(self, phase: str, error: BaseException) -> dict[str, Any]:
         log.error("target %s failed in %s: %s", self.name, phase, error)
-        return self.write("error", {"failed_phase": phase, "error": f"{type(error).__name__}: {error}"})
+        return self.write(
+            "error", records.PhaseError(failed_phase=phase, error=f"{type(error).__name__}: {error}")
+        )
 
     def run_all(self) -> bool:
         """Every phase in order; teardown always runs. Returns True when the target succeeded."""
@@ -380,6 +359,49 @@ class TargetPhases:
             return False
         finally:
             self.run_phase("teardown")
+
+
+def _queries_record(
+    passes: list[Any], unsupported: Mapping[str, str], resources: Any
+) -> records.QueriesPhase:
+    """The cold pass and the hot passes summed per type, answer checks over every pass (up to 20
+    mismatches and errors kept as samples) and the server's resources over all passes."""
+    cold, hot = passes[0], passes[1:]
+    hot_all = type(cold)(
+        "hot",
+        [e for p in hot for e in p.executions],
+        _sum_per_type(hot, "wall_s"),
+        _sum_per_type(hot, "client_cpu_s"),
+    )
+    checks = [e for p in passes for e in p.executions]
+    mismatches = [
+        {"pass": p.name, "query_id": e.query_id, **e.diff}
+        for p in passes
+        for e in p.executions
+        if e.answer_ok is False
+    ]
+    errors = [
+        {"pass": p.name, "query_id": e.query_id, "error": e.error}
+        for p in passes
+        for e in p.executions
+        if e.error
+    ]
+    return records.QueriesPhase.from_json(
+        {
+            "cold": cold.stats(),
+            "hot": hot_all.stats(),
+            "hot_passes": len(hot),
+            "unsupported": dict(unsupported),
+            "answer_checks": {
+                "checked": sum(e.answer_ok is not None for e in checks),
+                "agreed": sum(e.answer_ok is True for e in checks),
+                "mismatches": len(mismatches),
+                "mismatch_samples": mismatches[:20],
+            },
+            "errors": {"count": len(errors), "samples": errors[:20]},
+            "resources": resources,
+        }
+    )
 
 
 def _sum_per_type(passes: list[Any], field: str) -> dict[str, float]:

@@ -41,8 +41,7 @@ def test_comparison_end_to_end(runtime: LocalRuntime, tmp_path: Path, dataset_ca
             set(body["queries"]["cold"]) == set(body["queries"]["hot"]) and len(body["queries"]["cold"]) == 20
         )
         assert body["teardown"]["seconds"] >= 0
-    samples = (folder / "scale-10" / "samples.jsonl").read_text().splitlines()
-    assert len(samples) == result["samples"] > 100
+    assert not (folder / "scale-10" / "samples.jsonl").exists()  # result.json holds every figure
     assert not any(runtime.root.glob("e2e-*")), "teardown left server files behind"
 
 

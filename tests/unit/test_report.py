@@ -25,8 +25,8 @@ from typing import Any
 import pytest
 
 from tsbench.report import ReportFiles, read_inputs, render_document, render_html, render_report
-from tsbench.report.charts import target_colour
 from tsbench.report.model import read_examples, read_result, read_validation
+from tsbench.targets.registry import target_colour, target_title
 
 TYPES = (
     "single-groupby-1-1-1",
@@ -1087,3 +1087,17 @@ def test_the_report_says_when_the_client_mattered(html: str) -> None:
     )
     assert "The benchmark client used more than 25% of the machine's CPU in QuestDB load (31%)" in caveats
     assert "QuestDB high-cpu-all (42%)" in caveats and "PostgreSQL load" not in caveats
+
+
+def test_targets_are_named_and_coloured_as_their_folders_declare() -> None:
+    """The report takes a target's title and colour from its folder (``Target.title``/``colour``):
+    ``mongodb_naive`` shows as its title, never as the raw id."""
+    result = synthetic_result()
+    result["targets"]["mongodb_naive"] = result["targets"].pop("postgres")
+    page = render_html(result)
+    title = target_title("mongodb_naive")
+    assert title == "MongoDB (event documents)"
+    assert row_of(table_with(page, "load-table"), title)[1] == "864,000"
+    assert target_colour("mongodb_naive").lower() in section(page, "load").lower()
+    assert "mongodb_naive" not in text_of(section(page, "summary"))
+    assert "mongodb_naive" not in text_of(section(page, "load"))

@@ -3,7 +3,7 @@
 Deterministic: a fixed ``svg.hashsalt`` and no date in the metadata, so the same figures give the same
 bytes. Every ``id`` in a chart is prefixed with the chart's own key, so several charts can live in one
 HTML document without their ids (clip paths, glyphs, markers) colliding. A target keeps its colour in
-every chart and every run (``target_colour``).
+every chart and every run (its declared ``Target.colour``, ``tsbench.targets.registry.target_colour``).
 
 matplotlib styles SVG elements with CSS (``style="fill: …"`` and a ``*{…}`` rule). Inline in HTML,
 WeasyPrint's HTML cascade reads every ``style`` attribute and warns once per SVG-only declaration
@@ -17,24 +17,12 @@ from __future__ import annotations
 import io
 import math
 import re
-import zlib
 from collections.abc import Mapping, Sequence
 
 import matplotlib
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-# Okabe–Ito colour-blind-safe palette; a target keeps its colour across charts and runs.
-KNOWN_COLOURS = {
-    "questdb": "#CC79A7",
-    "timescaledb": "#E69F00",
-    "postgres": "#0072B2",
-    "influxdb": "#009E73",
-    "mongodb": "#56B4E9",
-    "griddb": "#D55E00",
-    "clickhouse": "#8C7A00",
-}
-FALLBACK_COLOURS = ("#332288", "#117733", "#882255", "#44AA99", "#AA4499", "#999933", "#6699CC", "#661100")
 INK = "#222222"
 GRID = "#dddddd"
 MUTED = "#777777"
@@ -55,13 +43,6 @@ _ID_REFERENCE = re.compile(r'(\bid="|href="#|url\(#)([^")]+)')
 _STYLED_TAG = re.compile(r'(<[A-Za-z][^<>]*?)\sstyle="([^"]*)"([^<>]*?)(/?>)')
 _ATTRIBUTE = re.compile(r'\s([\w:-]+)="[^"]*"')
 _DEFAULT_RULE = re.compile(r'\s*<defs>\s*<style type="text/css">\*\{([^{}]*)\}</style>\s*</defs>')
-
-
-def target_colour(name: str) -> str:
-    """The colour of a target: a fixed one for the known databases, else one chosen by name hash."""
-    if name in KNOWN_COLOURS:
-        return KNOWN_COLOURS[name]
-    return FALLBACK_COLOURS[zlib.crc32(name.encode()) % len(FALLBACK_COLOURS)]
 
 
 def _svg(fig: Figure, key: str) -> str:

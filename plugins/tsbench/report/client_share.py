@@ -10,27 +10,27 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tsbench.results.model import LoadTrial, RunResult
+
 # Above this share of the machine's CPU, a client that shared the server's cores is called out.
 CLIENT_SHARE_LIMIT = 0.25
 # Runtimes whose servers run on the machine that runs the client (the Docker engine here is local).
 SHARED_CORE_RUNTIMES = frozenset({"local", "docker"})
 
 
-def load_client(trial: Mapping[str, Any] | None) -> dict[str, Any]:
+def load_client(trial: LoadTrial | None) -> dict[str, Any]:
     """``client_cpu_s`` and ``client_share`` (0–1) of one load trial, and where its bodies came from."""
-    trial = trial or {}
-    return {
-        "cpu_s": trial.get("client_cpu_s"),
-        "share": trial.get("client_share"),
-        "source": trial.get("source"),
-    }
+    if trial is None:
+        return {"cpu_s": None, "share": None, "source": None}
+    return {"cpu_s": trial.client_cpu_s, "share": trial.client_share, "source": trial.source}
 
 
-def prepare_notes(result: Mapping[str, Any], targets: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def prepare_notes(run: RunResult, targets: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Per target, how its load bodies were prepared outside the timed window (``load.wire``)."""
     notes = []
     for target in targets:
-        wire = (result["targets"][target["name"]].get("load") or {}).get("wire")
+        load = run.targets[target["name"]].load
+        wire = load.wire if load is not None else None
         if wire:
             notes.append({"target": target, **wire})
     return notes

@@ -1,1 +1,1 @@
-"""Results: Sample records, per-run result JSON, atomic writes, the run store."""
+"""Results: the typed result model, per-run result JSON, atomic writes, the run store, publication."""

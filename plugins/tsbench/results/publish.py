@@ -38,18 +38,26 @@ recreates the index from the ``runs/`` folders.
 
 from __future__ import annotations
 
-import hashlib
-import html
 import json
 import logging
-import os
-import re
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypedDict
-from urllib.parse import quote
+from typing import Any
 
+from tsbench.results.bucket import Bucket, PublishError, make_client, md5_of
+from tsbench.results.index import (
+    LATEST,
+    MARKER,
+    check_latest_folder,
+    document_name,
+    index_line,
+    latest_entry,
+    latest_folder_of,
+    latest_name,
+    local_latest,
+    render_index_html,
+    run_links,
+)
 from tsbench.results.store import (
     DOCUMENTS,
     INDEX_FORMAT,
@@ -59,332 +67,20 @@ from tsbench.results.store import (
     run_document,
     run_files,
     summarize,
-    summarize_dir,
 )
 
+__all__ = [
+    "LATEST",
+    "PublishError",
+    "check_latest_folder",
+    "latest_folder_of",
+    "local_latest",
+    "publish_run",
+    "render_index_html",
+    "run_links",
+]
+
 log = logging.getLogger("tsbench.publish")
-
-CONTENT_TYPES = {
-    ".html": "text/html; charset=utf-8",
-    ".htm": "text/html; charset=utf-8",
-    ".pdf": "application/pdf",
-    ".json": "application/json",
-    ".jsonl": "application/x-ndjson",
-    ".svg": "image/svg+xml",
-    ".css": "text/css; charset=utf-8",
-    ".js": "text/javascript; charset=utf-8",
-    ".png": "image/png",
-    ".csv": "text/csv; charset=utf-8",
-    ".txt": "text/plain; charset=utf-8",
-    ".log": "text/plain; charset=utf-8",
-    ".conf": "text/plain; charset=utf-8",
-    ".toml": "text/plain; charset=utf-8",
-    ".yaml": "text/plain; charset=utf-8",
-}
-MUTABLE = "no-cache"
-SINGLE_PUT_LIMIT = 4 << 30  # below S3's 5 GiB single-PUT limit: every object's ETag is its MD5
-CREDENTIAL_ERRORS = {
-    "InvalidAccessKeyId",
-    "SignatureDoesNotMatch",
-    "InvalidToken",
-    "ExpiredToken",
-    "InvalidClientTokenId",
-    "AuthorizationHeaderMalformed",
-}
-
-
-LATEST = "latest"  # the default latest folder (the nightly's)
-MARKER = ".publication.json"  # in runs/<run_id>/: {"latest_folder": …}
-_LATEST_FOLDER = re.compile(r"latest[A-Za-z0-9_.-]{0,100}")
-
-
-class PublishError(RuntimeError):
-    """Publication failed; the message says why without revealing credentials."""
-
-
-class RunLinks(TypedDict):
-    """Where a run's documents are, as URLs relative to index.html (None: the run has none)."""
-
-    report_html: str | None
-    report_pdf: str | None
-    result: str | None
-    validation: str | None
-
-
-class LatestRun(TypedDict):
-    """A latest folder of the publication and the run it holds; ``links`` point into the folder."""
-
-    folder: str
-    run_id: str
-    created_at: str | None
-    links: RunLinks
-
-
-def check_latest_folder(name: object) -> str:
-    """``name`` if it can name a latest folder: one path component that starts with ``latest``,
-    then up to 100 letters, digits, ``-``, ``_`` or ``.``; else ValueError saying so."""
-    if not isinstance(name, str) or not _LATEST_FOLDER.fullmatch(name):
-        raise ValueError(
-            f"latest_folder {name!r} is not a folder name for a latest report: it must be one path "
-            "component starting with 'latest', then only letters, digits, '-', '_' or '.' "
-            "(e.g. 'latest' or 'latest-tsbench_comparison')"
-        )
-    return name
-
-
-def latest_folder_of(line: Mapping[str, Any]) -> str:
-    """The latest folder an index line's run was published under (``latest`` for older lines)."""
-    return str(line.get("latest_folder") or LATEST)
-
-
-def content_type(name: str) -> str:
-    return CONTENT_TYPES.get(Path(name).suffix.lower(), "application/octet-stream")
-
-
-def make_client(
-    endpoint_url: str | None = None,
-    region: str | None = None,
-    aws_access_key_id: str | None = None,
-    aws_secret_access_key: str | None = None,
-    aws_session_token: str | None = None,
-) -> Any:
-    """An S3 client. Unset arguments fall back to boto3's environment/profile chain; with a custom
-    endpoint (argument or ``AWS_ENDPOINT_URL[_S3]``) path-style addressing is used (MinIO)."""
-    import boto3
-    from botocore.config import Config
-
-    custom = endpoint_url or os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
-    config = Config(
-        signature_version="s3v4",
-        retries={"max_attempts": 3, "mode": "standard"},
-        s3={"addressing_style": "path"} if custom else {},
-    )
-    session = boto3.session.Session(
-        aws_access_key_id=aws_access_key_id,
-        aws_secret_access_key=aws_secret_access_key,
-        aws_session_token=aws_session_token,
-        region_name=region
-        or os.environ.get("AWS_REGION")
-        or os.environ.get("AWS_DEFAULT_REGION")
-        or "us-east-1",
-    )
-    return session.client("s3", endpoint_url=endpoint_url, config=config)
-
-
-def _md5(path: Path) -> str:
-    digest = hashlib.md5(usedforsecurity=False)
-    with open(path, "rb") as handle:
-        while block := handle.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-class Bucket:
-    """One bucket and key prefix, with errors translated into ``PublishError``."""
-
-    def __init__(self, client: Any, bucket: str, prefix: str = ""):
-        self.client = client
-        self.bucket = bucket
-        self.prefix = prefix.strip("/")
-
-    def key(self, relative: str) -> str:
-        return f"{self.prefix}/{relative}" if self.prefix else relative
-
-    def relative(self, key: str) -> str:
-        return key[len(self.prefix) + 1 :] if self.prefix else key
-
-    @property
-    def where(self) -> str:
-        endpoint = getattr(getattr(self.client, "meta", None), "endpoint_url", "") or "AWS S3"
-        return f"s3://{self.bucket}/{self.prefix} at {endpoint}"
-
-    @contextmanager
-    def errors(self, doing: str) -> Iterator[None]:
-        from boto3.exceptions import S3UploadFailedError
-        from botocore.exceptions import (
-            BotoCoreError,
-            ClientError,
-            EndpointConnectionError,
-            NoCredentialsError,
-            PartialCredentialsError,
-        )
-
-        try:
-            yield
-        except (NoCredentialsError, PartialCredentialsError):
-            raise PublishError(
-                f"{doing}: no S3 credentials. Pass them as arguments or set AWS_ACCESS_KEY_ID and "
-                "AWS_SECRET_ACCESS_KEY (or use an AWS profile or role)."
-            ) from None
-        except EndpointConnectionError:
-            raise PublishError(f"{doing}: cannot reach the S3 endpoint for {self.where}") from None
-        except ClientError as error:
-            code = error.response.get("Error", {}).get("Code", "")
-            status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
-            if code in CREDENTIAL_ERRORS:
-                raise PublishError(
-                    f"{doing}: S3 rejected the credentials ({code}) for {self.where}. Check "
-                    "AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or the arguments); their values are "
-                    "never logged."
-                ) from None
-            if code in ("AccessDenied", "403") or status == 403:
-                raise PublishError(
-                    f"{doing}: access denied to {self.where}: the credentials lack permission "
-                    "(or were rejected)."
-                ) from None
-            if code == "NoSuchBucket":
-                raise PublishError(
-                    f"{doing}: bucket {self.bucket!r} does not exist (publish with create_bucket=True "
-                    "to create it)"
-                ) from None
-            message = error.response.get("Error", {}).get("Message", "")
-            raise PublishError(f"{doing}: S3 error {code or status} for {self.where}: {message}") from None
-        except (BotoCoreError, S3UploadFailedError) as error:
-            raise PublishError(f"{doing}: {type(error).__name__} for {self.where}: {error}") from None
-
-    # -- operations ------------------------------------------------------------------------------
-    def ensure(self, create: bool) -> None:
-        """Check access to the bucket (listing one key); create it when missing and ``create``."""
-        from botocore.exceptions import ClientError
-
-        with self.errors("checking the bucket"):
-            try:
-                self.client.list_objects_v2(Bucket=self.bucket, MaxKeys=1)
-                return
-            except ClientError as error:
-                if error.response.get("Error", {}).get("Code") != "NoSuchBucket" or not create:
-                    raise
-        with self.errors("creating the bucket"):
-            region = self.client.meta.region_name
-            if region and region != "us-east-1":
-                self.client.create_bucket(
-                    Bucket=self.bucket, CreateBucketConfiguration={"LocationConstraint": region}
-                )
-            else:
-                self.client.create_bucket(Bucket=self.bucket)
-            log.info("created bucket %s", self.bucket)
-
-    def list(self, relative_prefix: str) -> dict[str, str]:
-        """Key → ETag (without quotes) of every object under ``relative_prefix``."""
-        found: dict[str, str] = {}
-        with self.errors(f"listing {relative_prefix}"):
-            pages = self.client.get_paginator("list_objects_v2").paginate(
-                Bucket=self.bucket, Prefix=self.key(relative_prefix)
-            )
-            for page in pages:
-                for item in page.get("Contents", []):
-                    found[item["Key"]] = item["ETag"].strip('"')
-        return found
-
-    def upload(self, path: Path, key: str, cache_control: str | None = None) -> None:
-        from boto3.s3.transfer import TransferConfig
-
-        extra = {"ContentType": content_type(path.name)}
-        if cache_control:
-            extra["CacheControl"] = cache_control
-        with self.errors(f"uploading {key}"):
-            self.client.upload_file(
-                str(path),
-                self.bucket,
-                key,
-                ExtraArgs=extra,
-                Config=TransferConfig(multipart_threshold=SINGLE_PUT_LIMIT),
-            )
-
-    def put(self, key: str, data: bytes, kind: str, existing: dict[str, str] | None = None) -> bool:
-        """Write ``data`` unless the object already holds exactly it; returns whether it wrote."""
-        if existing is not None and existing.get(key) == hashlib.md5(data, usedforsecurity=False).hexdigest():
-            return False
-        with self.errors(f"writing {key}"):
-            self.client.put_object(
-                Bucket=self.bucket, Key=key, Body=data, ContentType=kind, CacheControl=MUTABLE
-            )
-        return True
-
-    def copy(self, source: str, key: str) -> None:
-        with self.errors(f"copying {source} to {key}"):
-            self.client.copy_object(
-                Bucket=self.bucket,
-                Key=key,
-                CopySource={"Bucket": self.bucket, "Key": source},
-                MetadataDirective="REPLACE",
-                ContentType=content_type(key),
-                CacheControl=MUTABLE,
-            )
-
-    def delete(self, keys: list[str]) -> None:
-        for start in range(0, len(keys), 1000):
-            chunk = keys[start : start + 1000]
-            with self.errors("deleting stale objects"):
-                self.client.delete_objects(
-                    Bucket=self.bucket, Delete={"Objects": [{"Key": k} for k in chunk], "Quiet": True}
-                )
-
-    def get_json(self, relative: str) -> Any | None:
-        """A JSON object's content, or None when the key does not exist."""
-        from botocore.exceptions import ClientError
-
-        with self.errors(f"reading {relative}"):
-            try:
-                body = self.client.get_object(Bucket=self.bucket, Key=self.key(relative))["Body"].read()
-            except ClientError as error:
-                if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
-                    return None
-                raise
-        return json.loads(body)
-
-
-# -- the index -----------------------------------------------------------------------------------
-def _document_name(paths: list[str]) -> str | None:
-    return next((name for name in DOCUMENTS if name in paths), None)
-
-
-def run_links(base: str, summary: Mapping[str, Any]) -> RunLinks:
-    """Where the documents of a run (``summary``: a ``store.summarize`` line) are when its folder is
-    published at ``base`` (a URL relative to index.html, ending in ``/``)."""
-    report = summary.get("report") or {}
-
-    def at(path: str | None) -> str | None:
-        return base + path if path else None
-
-    return RunLinks(
-        report_html=at(report.get("html")),
-        report_pdf=at(report.get("pdf")),
-        result=at("comparison.json" if summary.get("kind") == "comparison" else "result.json"),
-        validation=at("validation.json" if summary.get("validation") is not None else None),
-    )
-
-
-def latest_entry(folder: str, summary: Mapping[str, Any]) -> LatestRun:
-    """``folder`` holding the run ``summary`` describes: its report files flattened into the
-    folder (``_latest_name``), its run document and validation.json beside them."""
-    report = summary.get("report") or {}
-    flat = {kind: _latest_name(report[kind]) if report.get(kind) else None for kind in ("html", "pdf")}
-    return LatestRun(
-        folder=folder,
-        run_id=str(summary.get("run_id") or "unknown"),
-        created_at=summary.get("created_at"),
-        links=run_links(f"{folder}/", {**summary, "report": flat}),
-    )
-
-
-def local_latest(root: Path) -> list[LatestRun]:
-    """The latest folders of a local publication root and the run each holds (``latest`` first)."""
-    found = []
-    for path in sorted(root.iterdir()) if root.is_dir() else []:
-        if _LATEST_FOLDER.fullmatch(path.name) and any((path / name).is_file() for name in DOCUMENTS):
-            found.append(latest_entry(path.name, summarize_dir(path)))
-    return sorted(found, key=lambda entry: (entry["folder"] != LATEST, entry["folder"]))
-
-
-def _latest_name(path: str) -> str:
-    """Where a report file of a run goes in a latest folder: ``report/x`` → ``x``."""
-    return path.split("/", 1)[1] if path.startswith("report/") else path
-
-
-def _line(summary: dict[str, Any], run_id: str, latest_folder: str) -> dict[str, Any]:
-    """An index line: the run's summary, its links under ``runs/<run_id>/`` and its latest folder."""
-    return {**summary, "links": run_links(f"runs/{run_id}/", summary), "latest_folder": latest_folder}
 
 
 def _rebuild(bucket: Bucket) -> list[dict[str, Any]]:
@@ -398,124 +94,15 @@ def _rebuild(bucket: Bucket) -> list[dict[str, Any]]:
             by_run.setdefault(parts[1], []).append(parts[2])
     runs = []
     for run_id, paths in by_run.items():
-        document = _document_name(paths)
+        document = document_name(paths)
         if document is None:
             continue
         body = bucket.get_json(f"runs/{run_id}/{document}")
         validation = bucket.get_json(f"runs/{run_id}/validation.json") if "validation.json" in paths else None
         marker = bucket.get_json(f"runs/{run_id}/{MARKER}") if MARKER in paths else None
         summary = summarize(body, validation, report_files(paths))
-        runs.append(_line(summary, run_id, latest_folder_of(marker or {})))
+        runs.append(index_line(summary, run_id, latest_folder_of(marker or {})))
     return newest_first(runs)
-
-
-def _fmt_rate(value: Any) -> str:
-    return f"{value:,.0f}" if isinstance(value, int | float) else "–"
-
-
-def _when(instant: str | None) -> str:
-    """``2026-11-22T10:58:14.834193821Z`` → ``2026-11-22 10:58:14``."""
-    return (instant or "")[:19].replace("T", " ")
-
-
-def _a(href: str | None, text: str) -> str:
-    if not href:
-        return ""
-    return f'<a href="{html.escape(quote(href, safe="/"))}">{html.escape(text)}</a>'
-
-
-def _documents(links: Mapping[str, Any], html_text: str, validation: bool) -> str:
-    """The links of a ``RunLinks`` as ``HTML · PDF · comparison.json [· validation.json]``."""
-    result = links.get("result")
-    parts = (
-        _a(links.get("report_html"), html_text),
-        _a(links.get("report_pdf"), "PDF"),
-        _a(result, (result or "").rsplit("/", 1)[-1]),
-        _a(links.get("validation"), "validation.json") if validation else "",
-    )
-    return " · ".join(part for part in parts if part)
-
-
-def _verdict_cell(run: Mapping[str, Any]) -> str:
-    e = html.escape
-    verdict = run.get("verdict", "not validated")
-    validation = run.get("validation") or {}
-    if verdict == "failed":
-        failed = validation.get("critical_failed") or []
-        why = "<br><small>" + "<br>".join(e(name) for name in failed[:3]) + "</small>" if failed else ""
-        return f'<span class="bad">FAILED</span> <small>{len(failed)} critical</small>{why}'
-    if verdict == "passed":
-        warnings = validation.get("warnings") or 0
-        return '<span class="good">PASSED</span>' + (
-            f" <small>{warnings} warning(s)</small>" if warnings else ""
-        )
-    return '<span class="none">not validated</span>'
-
-
-def _row(run: Mapping[str, Any], folders: Sequence[str]) -> str:
-    """One run's table row; ``folders``: the latest folders that hold it."""
-    e = html.escape
-    statuses = []
-    for name, status in (run.get("status") or {}).items():
-        cls = "good" if status == "ok" else "bad"
-        label = e(status if status == "ok" else status.upper())
-        statuses.append(f'<span class=nowrap>{e(name)} <span class="{cls}">{label}</span></span>')
-    rates = "<br>".join(
-        f"{e(name)}: {_fmt_rate(rate)}" for name, rate in (run.get("load_rows_per_s") or {}).items()
-    )
-    marker = "".join(f' <small class="good">{e(folder)}</small>' for folder in folders)
-    row_class = "failed" if run.get("verdict") == "failed" else ""
-    return (
-        f'<tr class="{row_class}"><td><code>{e(run["run_id"])}</code>{marker}</td>'
-        f"<td class=nowrap>{e(_when(run.get('created_at')))}</td>"
-        f"<td>{e(str(run.get('use_case') or ''))}, scale {e(str(run.get('scale') or ''))}</td>"
-        f"<td>{'<br>'.join(statuses)}</td><td class=num>{rates}</td><td>{_verdict_cell(run)}</td>"
-        f"<td>{_documents(run.get('links') or {}, 'HTML', validation=True)}</td></tr>"
-    )
-
-
-def _latest_lines(latest: Sequence[LatestRun]) -> str:
-    """One paragraph per latest folder: which run it holds, with links into the folder."""
-    e = html.escape
-    if not latest:
-        return "<p>No run has passed validation yet, so there is no latest report.</p>"
-    return "\n".join(
-        f'<p class="latest">Latest validated run in <code>{e(entry["folder"])}/</code>: '
-        f"<code>{e(entry['run_id'])}</code> ({e(_when(entry.get('created_at')))} UTC) — "
-        f"{_documents(entry['links'], 'report (HTML)', validation=False)}</p>"
-        for entry in latest
-    )
-
-
-INDEX_STYLE = (
-    "body{font-family:system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;width:100%}"
-    "th,td{border-bottom:1px solid #ddd;padding:.4em .6em;text-align:left;vertical-align:top}"
-    "th{background:#f4f4f4}.num{text-align:right;white-space:nowrap}.good{color:#16653a;font-weight:600}"
-    ".bad{color:#b3261e;font-weight:700}.none{color:#777}tr.failed{background:#fdf0ef}small{color:#555}"
-    ".nowrap{white-space:nowrap}"
-)
-
-
-def render_index_html(runs: Sequence[Mapping[str, Any]], latest: Sequence[LatestRun]) -> str:
-    """A plain, readable listing of every run, newest first, under one line per latest folder
-    (deterministic: no timestamps). ``runs``: index lines with ``links`` (``RunLinks``)."""
-    holds: dict[str, list[str]] = {}
-    for entry in latest:
-        holds.setdefault(entry["run_id"], []).append(entry["folder"])
-    rows = [_row(run, holds.get(run["run_id"], [])) for run in runs]
-    return (
-        '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>tsbench runs</title>\n<style>{INDEX_STYLE}</style>\n</head>\n<body>\n"
-        "<h1>tsbench: time-series database benchmark runs</h1>\n"
-        f"{_latest_lines(latest)}\n"
-        f"<p>{len(runs)} run(s), newest first. A run whose validation FAILED is listed here but never "
-        "replaces a latest report.</p>\n"
-        "<table>\n<thead><tr><th>Run</th><th>Created (UTC)</th><th>Workload</th><th>Targets</th>"
-        "<th>Load rows/s</th><th>Validation</th><th>Documents</th></tr></thead>\n<tbody>\n"
-        + "\n".join(rows)
-        + "\n</tbody>\n</table>\n</body>\n</html>\n"
-    )
 
 
 # -- publishing ----------------------------------------------------------------------------------
@@ -548,7 +135,6 @@ def publish_run(
         _, document = run_document(run_dir)
     except FileNotFoundError as error:
         raise PublishError(str(error)) from None
-    run_id = document.get("run_id") or run_dir.name
     store = Bucket(
         client
         or make_client(endpoint_url, region, aws_access_key_id, aws_secret_access_key, aws_session_token),
@@ -556,21 +142,42 @@ def publish_run(
         prefix,
     )
     store.ensure(create_bucket)
+    outcome = _publish(store, run_dir, document, latest_folder, rebuild_index, force)
+    log.info(
+        "published %(run_id)s to s3://%(bucket)s/%(run_key_prefix)s (%(verdict)s): %(uploaded)d uploaded, "
+        "%(unchanged)d unchanged, %(deleted)d stale removed; %(latest_folder)s/ holds %(latest)s",
+        outcome,
+    )
+    return outcome
+
+
+def _publish(
+    store: Bucket,
+    run_dir: Path,
+    document: Mapping[str, Any],
+    latest_folder: str,
+    rebuild_index: bool,
+    force: bool,
+) -> dict[str, Any]:
+    """The run's files, its index line, its marker, the latest folders it affects and the index;
+    returns what was done (``publish_run``'s outcome)."""
+    run_id = document.get("run_id") or run_dir.name
     paths = run_files(run_dir)
     uploaded, unchanged, stale = _upload_run(store, run_dir, run_id, paths, force)
-    summary = _line(summarize(document, read_validation(run_dir), report_files(paths)), run_id, latest_folder)
-    runs, moved_from = _index_runs(store, summary, rebuild_index)
+    summary = summarize(document, read_validation(run_dir), report_files(paths))
+    line = index_line(summary, run_id, latest_folder)
+    runs, moved_from = _index_runs(store, line, rebuild_index)
     _put_marker(store, run_id, latest_folder)
     mirrored = {
         f: _mirror_latest(store, runs, f, run_id, paths) for f in dict.fromkeys([latest_folder, *moved_from])
     }
     _write_index(store, runs)
-    outcome = {
+    return {
         "run_id": run_id,
-        "bucket": bucket,
+        "bucket": store.bucket,
         "prefix": store.prefix,
         "run_key_prefix": store.key(f"runs/{run_id}/"),
-        "verdict": summary["verdict"],
+        "verdict": line["verdict"],
         "uploaded": uploaded,
         "unchanged": unchanged,
         "deleted": stale,
@@ -580,12 +187,6 @@ def publish_run(
         "index_json": store.key("index.json"),
         "index_html": store.key("index.html"),
     }
-    log.info(
-        "published %(run_id)s to s3://%(bucket)s/%(run_key_prefix)s (%(verdict)s): %(uploaded)d uploaded, "
-        "%(unchanged)d unchanged, %(deleted)d stale removed; %(latest_folder)s/ holds %(latest)s",
-        outcome,
-    )
-    return outcome
 
 
 def _upload_run(
@@ -600,7 +201,7 @@ def _upload_run(
     for path in paths:
         key = store.key(base + path)
         wanted.add(key)
-        if not force and existing.get(key) == _md5(run_dir / path):
+        if not force and existing.get(key) == md5_of(run_dir / path):
             unchanged += 1
             continue
         store.upload(run_dir / path, key)
@@ -672,7 +273,7 @@ def _paths_of(store: Bucket, run_id: str) -> list[str]:
 def _update_latest(store: Bucket, folder: str, run_id: str, paths: list[str]) -> bool:
     """Make ``folder/`` an exact copy of the run's report, its result.json or comparison.json and
     validation.json (server-side copies from ``runs/<run_id>/``); returns whether anything changed."""
-    sources = {_latest_name(p): p for p in report_files(paths)["files"]}
+    sources = {latest_name(p): p for p in report_files(paths)["files"]}
     for name in (*DOCUMENTS, "validation.json"):
         if name in paths:
             sources[name] = name

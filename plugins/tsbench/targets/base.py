@@ -166,7 +166,9 @@ class Target(ABC):
     """A database under test, connected to a running server at ``endpoint``."""
 
     name: ClassVar[str]
-    title: ClassVar[str]  # e.g. "QuestDB"
+    title: ClassVar[str]  # how the report, charts and tables name it, e.g. "QuestDB"
+    colour: ClassVar[str]  # its colour in every chart and run, "#RRGGBB" (distinct per target)
+    client_packages: ClassVar[tuple[str, ...]] = ()  # distributions its client code imports
     capabilities: ClassVar[Capabilities]
 
     def __init__(self, endpoint: Endpoint, use_case: UseCase, tags: pa.Table):

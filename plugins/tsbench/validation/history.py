@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from tsbench.results.model import RunResult, TargetResult
 from tsbench.results.store import comparison_key
 from tsbench.validation.checks import Check, Frame, SuiteSpec, entry
 from tsbench.validation.load import target_names
@@ -26,25 +27,25 @@ WINDOW = 7
 MIN_HISTORY = 3
 
 
-def load_rate(body: dict[str, Any] | None) -> float | None:
-    load = (body or {}).get("load") or {}
-    if not load.get("row_count_ok") or load.get("median_rows_per_s") is None:
+def load_rate(body: TargetResult | None) -> float | None:
+    """The median load rate, rows/s (None when the row count after the load was wrong)."""
+    load = body.load if body is not None else None
+    if load is None or not load.row_count_ok or load.median_rows_per_s is None:
         return None
-    return float(load["median_rows_per_s"])
+    return float(load.median_rows_per_s)
 
 
-def hot_qps(body: dict[str, Any] | None, qtype: str) -> float | None:
-    stats = (((body or {}).get("queries") or {}).get("hot") or {}).get(qtype)
-    if not stats or stats.get("errors") or stats.get("mismatches") or not stats.get("count"):
-        return None
-    return float(stats["qps"])
+def hot_qps(body: TargetResult | None, qtype: str) -> float | None:
+    """Hot queries/s of ``qtype`` (None with errors, wrong answers or no queries)."""
+    qps = body.clean_hot_qps(qtype) if body is not None else None
+    return float(qps) if qps is not None else None
 
 
-def figures(result: dict[str, Any], target: str) -> dict[str, float | None]:
+def figures(result: RunResult, target: str) -> dict[str, float | None]:
     """Metric → value for one target: ``load rows/s`` and ``hot qps <type>``."""
-    body = (result.get("targets") or {}).get(target)
+    body = result.targets.get(target)
     out: dict[str, float | None] = {"load rows/s": load_rate(body)}
-    for qtype in ((body or {}).get("queries") or {}).get("hot") or {}:
+    for qtype in body.queries.hot if body is not None and body.queries is not None else {}:
         out[f"hot qps {qtype}"] = hot_qps(body, qtype)
     return out
 
@@ -68,6 +69,38 @@ def trailing_runs(
     return runs[-window:] if window > 0 else []
 
 
+def _trend_check(
+    name: str, metric: str, value: float, earlier: list[float], tolerance: float
+) -> tuple[dict[str, Any], Check]:
+    """A figure against the median of its earlier values: its frame row and its check."""
+    median = statistics.median(earlier)
+    key = f"{name}|{metric}"
+    ratio = value / median if median else float("inf")
+    row = {"key": key, "target": name, "metric": metric, "value": value, "median": median, "ratio": ratio}
+    return row, Check(
+        f"{name}: {metric} within ±{tolerance:.0%} of the trailing median",
+        "ExpectColumnValuesToBeBetween",
+        {"column": "ratio", "min_value": 1 - tolerance, "max_value": 1 + tolerance},
+        where=("key", key),
+        observed={"value": value, "median": median, "ratio": round(ratio, 4), "runs": len(earlier)},
+        details=f"{(ratio - 1) * 100:+.1f} % vs the median of {len(earlier)} earlier run(s)",
+    )
+
+
+def _skipped_entry(name: str, skipped: dict[str, str], earlier_runs: int, min_history: int) -> dict[str, Any]:
+    """One skipped (warning-free) result naming every figure of ``name`` that was not compared."""
+    reasons = set(skipped.values())
+    short = "not enough history" if any(r.startswith("not enough") for r in reasons) else "no figures"
+    return entry(
+        f"{name}: figures vs the trailing median",
+        True,
+        {"skipped": skipped, "earlier_runs": earlier_runs},
+        f"skipped ({short}): {len(skipped)} figure(s); {earlier_runs} earlier comparable run(s), "
+        f"{min_history} needed",
+        skipped=True,
+    )
+
+
 def history_suite(
     result: dict[str, Any],
     history: list[dict[str, Any]],
@@ -75,62 +108,25 @@ def history_suite(
     window: int = WINDOW,
     min_history: int = MIN_HISTORY,
 ) -> SuiteSpec:
+    """Each target's figures against their trailing medians (module docstring); warnings only."""
     runs = trailing_runs(result, history, window)
+    this, earlier_runs = RunResult.from_json(result), [RunResult.from_json(run) for run in runs]
     suite = SuiteSpec("history", critical=False)
     rows, checks = [], []
     for name in target_names(result):
         skipped: dict[str, str] = {}
-        current = figures(result, name)
-        for metric, value in current.items():
-            earlier = [v for run in runs if (v := figures(run, name).get(metric)) is not None]
+        for metric, value in figures(this, name).items():
+            earlier = [v for run in earlier_runs if (v := figures(run, name).get(metric)) is not None]
             if value is None:
                 skipped[metric] = "no comparable figure in this run"
-                continue
-            if len(earlier) < min_history:
+            elif len(earlier) < min_history:
                 skipped[metric] = f"not enough history ({len(earlier)} earlier value(s), need {min_history})"
-                continue
-            median = statistics.median(earlier)
-            key = f"{name}|{metric}"
-            ratio = value / median if median else float("inf")
-            rows.append(
-                {
-                    "key": key,
-                    "target": name,
-                    "metric": metric,
-                    "value": value,
-                    "median": median,
-                    "ratio": ratio,
-                }
-            )
-            change = (ratio - 1) * 100
-            checks.append(
-                Check(
-                    f"{name}: {metric} within ±{tolerance:.0%} of the trailing median",
-                    "ExpectColumnValuesToBeBetween",
-                    {"column": "ratio", "min_value": 1 - tolerance, "max_value": 1 + tolerance},
-                    where=("key", key),
-                    observed={
-                        "value": value,
-                        "median": median,
-                        "ratio": round(ratio, 4),
-                        "runs": len(earlier),
-                    },
-                    details=f"{change:+.1f} % vs the median of {len(earlier)} earlier run(s)",
-                )
-            )
+            else:
+                row, check = _trend_check(name, metric, value, earlier, tolerance)
+                rows.append(row)
+                checks.append(check)
         if skipped:
-            reasons = set(skipped.values())
-            short = "not enough history" if any(r.startswith("not enough") for r in reasons) else "no figures"
-            suite.static.append(
-                entry(
-                    f"{name}: figures vs the trailing median",
-                    True,
-                    {"skipped": skipped, "earlier_runs": len(runs)},
-                    f"skipped ({short}): {len(skipped)} figure(s); {len(runs)} earlier comparable run(s), "
-                    f"{min_history} needed",
-                    skipped=True,
-                )
-            )
+            suite.static.append(_skipped_entry(name, skipped, len(runs), min_history))
     frame = pd.DataFrame(rows, columns=["key", "target", "metric", "value", "median", "ratio"])
     if checks:
         suite.frames.append(Frame("trend", frame, checks))

@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from tsbench.results.model import RunResult, TargetResult
 from tsbench.validation.checks import Check, Frame, SuiteSpec
 
 
@@ -22,65 +23,76 @@ def target_names(result: dict[str, Any]) -> list[str]:
     return list(dict.fromkeys([*result.get("spec", {}).get("targets", []), *result.get("targets", {})]))
 
 
+def _status_check(name: str, body: TargetResult | None) -> Check:
+    """The target finished every phase; otherwise the phase it failed in or stopped before."""
+    status = body.status if body is not None else "missing"
+    if body is None:
+        why = "no results for this target in result.json"
+    elif status == "failed":
+        why = f"failed in {body.failed_phase if body.has('failed_phase') else '?'}: {body.error}"
+    elif status != "ok":
+        phase = body.stopped_before if body.has("stopped_before") else "a phase"
+        why = f"{phase} never ran (no error recorded)"
+    else:
+        why = "finished every phase"
+    return Check(
+        f"{name}: finished every phase",
+        "ExpectColumnValuesToBeInSet",
+        {"column": "status", "value_set": ["ok"]},
+        where=("target", name),
+        observed=status,
+        details=why,
+    )
+
+
+def _rows_check(name: str, trials: int, counts: dict[str, int], dataset_rows: dict[str, int]) -> Check:
+    """Rows in the database after the last trial = rows in the dataset, per measurement."""
+    differ = {
+        m: {"database": counts.get(m), "dataset": want}
+        for m, want in dataset_rows.items()
+        if counts.get(m) != want
+    }
+    if not trials:
+        detail = "no load figures (the target failed before or during its load)"
+    elif differ:
+        detail = "differs: " + "; ".join(
+            f"{m} {v['database']} in the database vs {v['dataset']}" for m, v in differ.items()
+        )
+    else:
+        detail = f"after trial {trials} of {trials}"
+    return Check(
+        f"{name}: rows in the database = rows in the dataset, per measurement",
+        "ExpectColumnPairValuesToBeEqual",
+        {"column_A": "loaded_rows", "column_B": "dataset_rows", "ignore_row_if": "neither"},
+        where=("target", name),
+        observed={m: counts.get(m) for m in dataset_rows},
+        details=detail,
+    )
+
+
 def load_suite(result: dict[str, Any]) -> SuiteSpec:
-    dataset_rows: dict[str, int] = dict(result.get("dataset", {}).get("rows") or {})
+    """Per target: its status and its rows against the dataset's (module docstring)."""
+    run = RunResult.from_json(result)
+    dataset_rows: dict[str, int] = dict(run.dataset.get("rows") or {})
     rows, checks = [], []
     for name in target_names(result):
-        body = result.get("targets", {}).get(name)
-        status = body.get("status", "incomplete") if body else "missing"
-        trials = ((body or {}).get("load") or {}).get("trials") or []
-        counts = dict(trials[-1].get("row_counts") or {}) if trials else {}
-        for measurement, want in dataset_rows.items():
-            rows.append(
-                {
-                    "target": name,
-                    "measurement": measurement,
-                    "status": status,
-                    "loaded_rows": counts.get(measurement),
-                    "dataset_rows": want,
-                }
-            )
-        if status == "failed":
-            why = f"failed in {body.get('failed_phase', '?')}: {body.get('error', '')}"
-        elif status == "missing":
-            why = "no results for this target in result.json"
-        elif status != "ok":
-            why = f"{body.get('stopped_before', 'a phase')} never ran (no error recorded)"
-        else:
-            why = "finished every phase"
-        checks.append(
-            Check(
-                f"{name}: finished every phase",
-                "ExpectColumnValuesToBeInSet",
-                {"column": "status", "value_set": ["ok"]},
-                where=("target", name),
-                observed=status,
-                details=why,
-            )
-        )
-        differ = {
-            m: {"database": counts.get(m), "dataset": want}
-            for m, want in dataset_rows.items()
-            if counts.get(m) != want
-        }
-        if not trials:
-            detail = "no load figures (the target failed before or during its load)"
-        elif differ:
-            detail = "differs: " + "; ".join(
-                f"{m} {v['database']} in the database vs {v['dataset']}" for m, v in differ.items()
-            )
-        else:
-            detail = f"after trial {len(trials)} of {len(trials)}"
-        checks.append(
-            Check(
-                f"{name}: rows in the database = rows in the dataset, per measurement",
-                "ExpectColumnPairValuesToBeEqual",
-                {"column_A": "loaded_rows", "column_B": "dataset_rows", "ignore_row_if": "neither"},
-                where=("target", name),
-                observed={m: counts.get(m) for m in dataset_rows},
-                details=detail,
-            )
-        )
+        body = run.targets.get(name)
+        body = body if body is not None and body.to_json() else None  # an empty record: no results
+        status = body.status if body is not None else "missing"
+        trials = body.load.trials if body is not None and body.load is not None else []
+        counts = dict(trials[-1].row_counts) if trials else {}
+        rows += [
+            {
+                "target": name,
+                "measurement": measurement,
+                "status": status,
+                "loaded_rows": counts.get(measurement),
+                "dataset_rows": want,
+            }
+            for measurement, want in dataset_rows.items()
+        ]
+        checks.append(_status_check(name, body))
+        checks.append(_rows_check(name, len(trials), counts, dataset_rows))
     frame = pd.DataFrame(rows, columns=["target", "measurement", "status", "loaded_rows", "dataset_rows"])
     frame[["loaded_rows", "dataset_rows"]] = frame[["loaded_rows", "dataset_rows"]].astype("float64")
     return SuiteSpec("load", critical=True, frames=[Frame("targets", frame, checks)])

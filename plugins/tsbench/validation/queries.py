@@ -23,6 +23,7 @@ from typing import Any
 
 import pandas as pd
 
+from tsbench.results.model import QueriesPhase, QueryStats, RunResult, TargetResult
 from tsbench.validation.checks import Check, Frame, SuiteSpec
 from tsbench.validation.load import target_names
 
@@ -44,9 +45,9 @@ def requested_types(run_dir: Path, result: dict[str, Any]) -> dict[str, int]:
     return dict.fromkeys(result.get("spec", {}).get("query_types") or [], per_type)
 
 
-def _coverage(stats: dict[str, dict[str, Any] | None], queries: int, hot_passes: int) -> tuple[str, int]:
-    executed = sum(int(s.get("count", 0)) + int(s.get("errors", 0)) for s in stats.values() if s)
-    if not any(stats.values()):
+def _coverage(stats: dict[str, QueryStats | None], queries: int, hot_passes: int) -> tuple[str, int]:
+    executed = sum(int(s.count or 0) + int(s.errors or 0) for s in stats.values() if s is not None)
+    if not any(s is not None for s in stats.values()):
         return "not run", executed
     expected = queries * (1 + hot_passes)
     if any(s is None for s in stats.values()) or executed != expected:
@@ -54,115 +55,134 @@ def _coverage(stats: dict[str, dict[str, Any] | None], queries: int, hot_passes:
     return "ran", executed
 
 
+def _declared_unsupported(body: TargetResult) -> dict[str, str]:
+    """Types the target did not run, with the reason: from its queries record and its capabilities."""
+    declared = dict(body.queries.unsupported) if body.queries is not None else {}
+    if body.provision is not None:
+        declared.update(body.provision.capabilities.unsupported)
+    return declared
+
+
+def _type_row(
+    name: str, qtype: str, count: int, queries: QueriesPhase, declared: dict[str, str], hot_passes: int
+) -> dict[str, Any]:
+    """One (target, type) row: coverage, executions against expected, errors and mismatches."""
+    stats = {p: getattr(queries, p).get(qtype) for p in PASSES}
+    present = [s for s in stats.values() if s is not None]
+    if qtype in declared and not present:
+        coverage, executed = "unsupported", 0
+    else:
+        coverage, executed = _coverage(stats, count, hot_passes)
+    return {
+        "target": name,
+        "query_type": qtype,
+        "coverage": coverage,
+        "executed": executed,
+        "expected": 0 if coverage == "unsupported" else count * (1 + hot_passes),
+        "errors": sum(int(s.errors or 0) for s in present) if present else None,
+        "mismatches": sum(int(s.mismatches or 0) for s in present) if present else None,
+    }
+
+
+def _coverage_check(
+    name: str, body: TargetResult, per_type: dict[str, dict[str, Any]], declared: dict[str, str]
+) -> Check:
+    uncovered = {t: r["coverage"] for t, r in per_type.items() if r["coverage"] not in ("ran", "unsupported")}
+    unsupported = {t: declared[t] for t, r in per_type.items() if r["coverage"] == "unsupported"}
+    detail = f"{len(per_type)} type(s) requested"
+    if unsupported:
+        detail += "; declared unsupported: " + "; ".join(f"{t} ({why})" for t, why in unsupported.items())
+    if uncovered:
+        detail += "; not covered: " + ", ".join(f"{t} ({c})" for t, c in uncovered.items())
+    if body.status == "failed":
+        detail += f"; the target failed in {body.failed_phase if body.has('failed_phase') else '?'}"
+    return Check(
+        f"{name}: every requested query type ran or is declared unsupported",
+        "ExpectColumnValuesToBeInSet",
+        {"column": "coverage", "value_set": ["ran", "unsupported"]},
+        where=("target", name),
+        observed={
+            "ran": sum(r["coverage"] == "ran" for r in per_type.values()),
+            "unsupported": len(unsupported),
+            "not_covered": uncovered,
+        },
+        details=detail,
+    )
+
+
+def _none_check(
+    name: str, what: str, column: str, per_type: dict[str, dict[str, Any]], details: str
+) -> Check:
+    """``column`` (errors or mismatches, summed over the passes) is zero for every type of ``name``."""
+    by_type = {t: r[column] for t, r in per_type.items() if r[column]}
+    return Check(
+        f"{name}: {what}",
+        "ExpectColumnValuesToBeBetween",
+        {"column": column, "min_value": 0, "max_value": 0},
+        where=("target", name),
+        observed={column: sum(by_type.values()), "by_type": by_type},
+        details=details,
+    )
+
+
+def _errors_check(name: str, queries: QueriesPhase, per_type: dict[str, dict[str, Any]]) -> Check:
+    samples = queries.errors.samples
+    details = f"first error: {samples[0]['error']}" if samples else "errors summed over cold and hot passes"
+    return _none_check(name, "no query errors", "errors", per_type, details)
+
+
+def _answers_check(name: str, queries: QueriesPhase, per_type: dict[str, dict[str, Any]]) -> Check:
+    checks = queries.answer_checks
+    first = checks.mismatch_samples[0] if checks.mismatch_samples else None
+    details = (
+        f"first mismatch: {first.get('query_id')} ({first.get('reason', '')})"
+        if first
+        else f"{checks.agreed}/{checks.checked} answers agree"
+    )
+    return _none_check(name, "answers agree with the oracle", "mismatches", per_type, details)
+
+
+def _compared_check(name: str, queries: QueriesPhase) -> tuple[dict[str, Any], Check]:
+    """Every successful answer was compared with the oracle: its row and its check."""
+    successful = sum(int(s.count or 0) for p in PASSES for s in getattr(queries, p).values())
+    checked = queries.answer_checks.checked if queries.answer_checks.has("checked") else None
+    row = {"target": name, "checked": checked, "successful": successful}
+    return row, Check(
+        f"{name}: every successful answer was compared with the oracle",
+        "ExpectColumnPairValuesToBeEqual",
+        {"column_A": "checked", "column_B": "successful", "ignore_row_if": "neither"},
+        where=("target", name),
+        observed={"checked": checked, "successful": successful},
+        details="an answer without a reference would count as neither agreeing nor differing",
+    )
+
+
 def queries_suite(run_dir: Path, result: dict[str, Any]) -> SuiteSpec:
+    """The suite's two frames (per target × type, per target) with their checks (module docstring)."""
+    run = RunResult.from_json(result)
     types = requested_types(run_dir, result)
-    suite = SuiteSpec("queries", critical=True)
-    hot_default = int(result.get("spec", {}).get("hot_runs") or 0)
+    hot_default = int(run.spec.get("hot_runs") or 0)
     rows, checks, target_rows, target_checks = [], [], [], []
     for name in target_names(result):
-        body = result.get("targets", {}).get(name) or {}
-        queries = body.get("queries") or {}
-        declared = dict(queries.get("unsupported") or {})
-        declared.update(((body.get("provision") or {}).get("capabilities") or {}).get("unsupported") or {})
-        hot_passes = int(queries.get("hot_passes", hot_default))
-        per_type: dict[str, dict[str, Any]] = {}
-        for qtype, count in types.items():
-            stats = {p: (queries.get(p) or {}).get(qtype) for p in PASSES}
-            if qtype in declared and not any(stats.values()):
-                coverage, executed = "unsupported", 0
-            else:
-                coverage, executed = _coverage(stats, count, hot_passes)
-            present = [s for s in stats.values() if s]
-            row = {
-                "target": name,
-                "query_type": qtype,
-                "coverage": coverage,
-                "executed": executed,
-                "expected": 0 if coverage == "unsupported" else count * (1 + hot_passes),
-                "errors": sum(int(s.get("errors", 0)) for s in present) if present else None,
-                "mismatches": sum(int(s.get("mismatches", 0)) for s in present) if present else None,
-            }
-            rows.append(row)
-            per_type[qtype] = row
-        uncovered = {
-            t: r["coverage"] for t, r in per_type.items() if r["coverage"] not in ("ran", "unsupported")
+        body = run.targets.get(name) or TargetResult()
+        queries = body.queries or QueriesPhase()
+        declared = _declared_unsupported(body)
+        hot_passes = int(queries.hot_passes if queries.has("hot_passes") else hot_default)
+        per_type = {
+            qtype: _type_row(name, qtype, n, queries, declared, hot_passes) for qtype, n in types.items()
         }
-        unsupported = {t: declared[t] for t, r in per_type.items() if r["coverage"] == "unsupported"}
-        detail = f"{len(types)} type(s) requested"
-        if unsupported:
-            detail += "; declared unsupported: " + "; ".join(f"{t} ({why})" for t, why in unsupported.items())
-        if uncovered:
-            detail += "; not covered: " + ", ".join(f"{t} ({c})" for t, c in uncovered.items())
-        if body.get("status") == "failed":
-            detail += f"; the target failed in {body.get('failed_phase', '?')}"
-        checks.append(
-            Check(
-                f"{name}: every requested query type ran or is declared unsupported",
-                "ExpectColumnValuesToBeInSet",
-                {"column": "coverage", "value_set": ["ran", "unsupported"]},
-                where=("target", name),
-                observed={
-                    "ran": sum(r["coverage"] == "ran" for r in per_type.values()),
-                    "unsupported": len(unsupported),
-                    "not_covered": uncovered,
-                },
-                details=detail,
-            )
-        )
-        errors = {t: r["errors"] for t, r in per_type.items() if r["errors"]}
-        samples = (queries.get("errors") or {}).get("samples") or []
-        checks.append(
-            Check(
-                f"{name}: no query errors",
-                "ExpectColumnValuesToBeBetween",
-                {"column": "errors", "min_value": 0, "max_value": 0},
-                where=("target", name),
-                observed={"errors": sum(errors.values()), "by_type": errors},
-                details=("first error: " + samples[0]["error"])
-                if samples
-                else "errors summed over cold and hot passes",
-            )
-        )
-        mismatches = {t: r["mismatches"] for t, r in per_type.items() if r["mismatches"]}
-        answer_checks = queries.get("answer_checks") or {}
-        first = (answer_checks.get("mismatch_samples") or [None])[0]
-        checks.append(
-            Check(
-                f"{name}: answers agree with the oracle",
-                "ExpectColumnValuesToBeBetween",
-                {"column": "mismatches", "min_value": 0, "max_value": 0},
-                where=("target", name),
-                observed={"mismatches": sum(mismatches.values()), "by_type": mismatches},
-                details=(
-                    f"first mismatch: {first.get('query_id')} ({first.get('reason', '')})"
-                    if first
-                    else f"{answer_checks.get('agreed', 0)}/{answer_checks.get('checked', 0)} answers agree"
-                ),
-            )
-        )
-        successful = sum(
-            int(s.get("count", 0))
-            for p in PASSES
-            for s in ((queries.get(p) or {}).values())
-            if isinstance(s, dict)
-        )
-        if queries:
-            target_rows.append(
-                {"target": name, "checked": answer_checks.get("checked"), "successful": successful}
-            )
-            target_checks.append(
-                Check(
-                    f"{name}: every successful answer was compared with the oracle",
-                    "ExpectColumnPairValuesToBeEqual",
-                    {"column_A": "checked", "column_B": "successful", "ignore_row_if": "neither"},
-                    where=("target", name),
-                    observed={"checked": answer_checks.get("checked"), "successful": successful},
-                    details="an answer without a reference would count as neither agreeing nor differing",
-                )
-            )
+        rows += per_type.values()
+        checks.append(_coverage_check(name, body, per_type, declared))
+        checks.append(_errors_check(name, queries, per_type))
+        checks.append(_answers_check(name, queries, per_type))
+        if queries.to_json():
+            row, check = _compared_check(name, queries)
+            target_rows.append(row)
+            target_checks.append(check)
     columns = ["target", "query_type", "coverage", "executed", "expected", "errors", "mismatches"]
     frame = pd.DataFrame(rows, columns=columns)
     frame[["errors", "mismatches"]] = frame[["errors", "mismatches"]].astype("float64")
+    suite = SuiteSpec("queries", critical=True)
     suite.frames.append(Frame("types", frame, checks))
     if target_checks:
         answers = pd.DataFrame(target_rows, columns=["target", "checked", "successful"])

@@ -160,6 +160,8 @@ class ClickHouseSession(RowSession):
 class ClickHouseTarget(Target):
     name = "clickhouse"
     title = "ClickHouse"
+    colour = "#8C7A00"
+    client_packages = ("clickhouse-connect",)
     capabilities: ClassVar[Capabilities] = Capabilities(
         durable=False,
         compression="LZ4 (server default) per column; time column DoubleDelta + LZ4",

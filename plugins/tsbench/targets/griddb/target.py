@@ -78,6 +78,8 @@ class GridDBSession(RowSession):
 class GridDBTarget(Target):
     name = "griddb"
     title = "GridDB"
+    colour = "#D55E00"
+    client_packages = ("jpype1",)
     capabilities: ClassVar[Capabilities] = Capabilities(
         durable=False,
         compression="none (storeCompressionMode NO_COMPRESSION, the CE default)",

@@ -139,6 +139,8 @@ def _shape(text: str, result: dict[str, Any]) -> list[tuple[Any, ...]]:
 class InfluxDBTarget(Target):
     name = "influxdb"
     title = "InfluxDB"
+    colour = "#009E73"
+    client_packages = ("requests", "httptools")
     capabilities = Capabilities(
         durable=True,  # wal-fsync-delay = 0s: the WAL is fsynced before /write answers 204
         compression="TSM (per-type: delta/simple8b integers, Gorilla XOR floats, snappy strings)",

@@ -19,6 +19,8 @@ from tsbench.workload.queries import LogicalQuery
 class MongoHourlyTarget(MongoTarget):
     name = "mongodb"
     title = "MongoDB (host-hour documents)"
+    colour = "#56B4E9"
+    client_packages = ("pymongo",)
     layout_type = HourlyLayout
     capabilities: ClassVar[Capabilities] = Capabilities(
         durable=True,

@@ -19,6 +19,8 @@ from tsbench.workload.queries import LogicalQuery
 class MongoNaiveTarget(MongoTarget):
     name = "mongodb_naive"
     title = "MongoDB (event documents)"
+    colour = "#AA4499"
+    client_packages = ("pymongo",)
     layout_type = EventLayout
     capabilities: ClassVar[Capabilities] = Capabilities(
         durable=True,

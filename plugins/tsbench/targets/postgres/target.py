@@ -131,6 +131,8 @@ class CopyWriter:
 class PostgresTarget(Target):
     name = "postgres"
     title = "PostgreSQL"
+    colour = "#0072B2"
+    client_packages = ("psycopg",)
     capabilities = Capabilities(
         durable=True,
         compression="none (heap tables; TOAST compresses only values over ~2 kB, none here)",

@@ -148,6 +148,8 @@ def table_ddl(measurement: Measurement, use_case: UseCase, dedup: bool | None = 
 class QuestDBTarget(Target):
     name = "questdb"
     title = "QuestDB"
+    colour = "#CC79A7"
+    client_packages = ("psycopg", "httptools")
     capabilities: ClassVar[Capabilities] = Capabilities(
         durable=False,
         compression="none (native column files; ZFS/Parquet compression not used)",

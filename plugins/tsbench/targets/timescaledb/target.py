@@ -22,6 +22,8 @@ CHUNK_INTERVAL = "12 hours"
 class TimescaleTarget(PostgresTarget):
     name = "timescaledb"
     title = "TimescaleDB"
+    colour = "#E69F00"
+    client_packages = ("psycopg",)
     capabilities = Capabilities(
         durable=True,
         compression=(

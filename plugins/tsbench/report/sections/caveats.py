@@ -1,0 +1,239 @@
+"""Caveats: the honest limits of a run, as a table of rules.
+
+Each ``Rule`` names what it looks at (``items``: the targets, the load rows, or the run once), when
+it applies to an item (``when``) and what it then says (``text``). ``caveats`` applies the rules in
+the order of ``RULES`` and lists the caveats most serious first (bad, warn, info; stable within).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tsbench.report import client_share, fmt
+from tsbench.report.sections.common import FEW_QUERIES, FEW_SAMPLES, SMALL_ROWS, join
+from tsbench.results.model import CacheReset, RunResult, TargetResult
+
+SEVERITY_ORDER = {"bad": 0, "warn": 1, "info": 2}
+
+
+@dataclass(frozen=True)
+class Run:
+    """What the rules read: the result, its spec and the sections computed before the summary."""
+
+    result: RunResult
+    targets: Sequence[Mapping[str, Any]]
+    load: Mapping[str, Any]
+    queries: Mapping[str, Any]
+
+    @property
+    def spec(self) -> Mapping[str, Any]:
+        return self.result.spec
+
+    def body(self, target: Mapping[str, Any]) -> TargetResult:
+        return self.result.targets[target["name"]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    severity: str  # bad | warn | info
+    when: Callable[[Run, Any], bool]
+    text: Callable[[Run, Any], str]
+    items: Callable[[Run], Iterable[Any]] = lambda run: (run,)  # default: the run once
+
+
+def _targets(run: Run) -> Iterable[Mapping[str, Any]]:
+    return run.targets
+
+
+def _failure(run: Run, target: Mapping[str, Any]) -> str:
+    if target["status"] == "failed":
+        return (
+            f"{target['label']} failed in {target['failed_phase']}: {target['error']}. "
+            "It is left out of every comparison after that phase."
+        )
+    return f"{target['label']}: {target['problem']}."
+
+
+def _bad_cells(run: Run) -> Iterable[tuple[Mapping[str, Any], list[tuple[str, Mapping[str, Any]]]]]:
+    """Per target, the query types it ran with errors or wrong answers."""
+    for target in run.targets:
+        yield (
+            target,
+            [
+                (row["type"], cell)
+                for row in run.queries["rows"]
+                for item, cell in row["cells"]
+                if item["name"] == target["name"]
+                and cell["kind"] == "ok"
+                and (cell["errors"] or cell["mismatches"])
+            ],
+        )
+
+
+def _bad_cells_text(run: Run, item: tuple[Mapping[str, Any], list[Any]]) -> str:
+    target, bad = item
+    described = [
+        f"{qtype} ({cell['errors']} error(s), {cell['mismatches']} wrong answer(s))" for qtype, cell in bad
+    ]
+    return f"{target['label']}: {join(described)}. Those types do not count as wins; see Answer checks."
+
+
+def _unsupported_in_run(run: Run) -> Iterable[tuple[Mapping[str, Any], dict[str, list[str]]]]:
+    """Per target, the types of this run it cannot express, grouped by reason."""
+    for target in run.targets:
+        reasons: dict[str, list[str]] = {}
+        for qtype, reason in target["unsupported"].items():
+            if qtype in run.queries["types"]:
+                reasons.setdefault(reason, []).append(qtype)
+        yield target, reasons
+
+
+def _unsupported_text(run: Run, item: tuple[Mapping[str, Any], dict[str, list[str]]]) -> str:
+    target, reasons = item
+    text = "; ".join(f"{join(types)}: {reason}" for reason, types in reasons.items())
+    return f"{target['label']} does not run {text}."
+
+
+def _cold_not_cold(run: Run, target: Mapping[str, Any]) -> bool:
+    reset = run.body(target).cache_reset
+    return reset is not None and not (reset.restarted and reset.os_cache_dropped)
+
+
+def _cold_text(run: Run, target: Mapping[str, Any]) -> str:
+    reset = run.body(target).cache_reset or CacheReset()
+    if not reset.restarted:
+        note = reset.note if reset.has("note") else "no reason given"
+        return (
+            f"{target['label']} was not restarted before the cold pass ({note}): its cold figures are warm."
+        )
+    return (
+        f"{target['label']}: the OS page cache was not dropped before the cold pass "
+        f"({reset.os_cache_note}); cold figures may include cached data."
+    )
+
+
+def _rows_total(run: Run) -> int:
+    return run.result.dataset.get("rows_total") or 0
+
+
+def _few_samples(run: Run) -> list[str]:
+    """Targets whose median load trial has fewer than ``FEW_SAMPLES`` resource samples."""
+    return [
+        r["target"]["label"]
+        for r in run.load["rows"]
+        if r.get("resources") and (r["resources"].get("samples") or 0) < FEW_SAMPLES
+    ]
+
+
+def _same_machine_text(run: Run, _: Any) -> str:
+    cores = run.result.machine.get("cores")
+    return (
+        "Database servers and the benchmark client ran on the same machine"
+        + (f" ({cores} cores)" if cores else "")
+        + ", one database at a time, competing for the same CPUs (as in study A)."
+    )
+
+
+def _in_containers(run: Run, _: Any) -> bool:
+    remote = [t for t in run.targets if t.get("runtime") in ("aws", "docker")]
+    return bool(remote) and run.spec.get("runtime") == "docker"
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("bad", lambda run, t: not t["ok"], _failure, _targets),
+    Rule(
+        "bad",
+        lambda run, row: bool(row["trial"]) and not row["complete"],
+        lambda run, row: f"{row['target']['label']}: {row['note']}.",
+        lambda run: run.load["rows"],
+    ),
+    Rule("bad", lambda run, item: bool(item[1]), _bad_cells_text, _bad_cells),
+    Rule("warn", lambda run, item: bool(item[1]), _unsupported_text, _unsupported_in_run),
+    Rule(
+        "info",
+        lambda run, t: t["provisioned"] and bool(t["compression"]),
+        lambda run, t: f"{t['label']} compression: {t['compression']}.",
+        _targets,
+    ),
+    Rule(
+        "warn",
+        lambda run, t: t["durable"] is False,
+        lambda run, t: (
+            f"{t['label']}'s flush makes data visible, not durable (no fsync/WAL wait) "
+            "— its load rate is not like-for-like with durable targets."
+        ),
+        _targets,
+    ),
+    Rule("warn", _cold_not_cold, _cold_text, _targets),
+    Rule(
+        "info",
+        lambda run, _: 0 < _rows_total(run) < SMALL_ROWS,
+        lambda run, _: (
+            f"Small dataset ({fmt.integer(_rows_total(run))} rows): fixed costs (connections, "
+            "commits, planning) weigh heavily; do not set these figures beside the published studies' "
+            "(millions of rows, bigger machines)."
+        ),
+    ),
+    Rule(
+        "info",
+        lambda run, _: (
+            bool(run.spec.get("queries_per_type", 0)) and run.spec["queries_per_type"] < FEW_QUERIES
+        ),
+        lambda run, _: (
+            f"Only {run.spec['queries_per_type']} queries per type and pass: p95/p99 are "
+            "interpolated from a handful of latencies and say little."
+        ),
+    ),
+    Rule(
+        "info",
+        lambda run, _: run.spec.get("trials", 1) == 1,
+        lambda run, _: "Each load ran once (trials = 1): no median over trials, no spread.",
+    ),
+    Rule(
+        "info",
+        lambda run, _: bool(_few_samples(run)),
+        lambda run, _: (
+            f"The load of {join(_few_samples(run))} took under {FEW_SAMPLES} samples of the "
+            "0.5 s resource sampler: its load CPU/memory figures are rough."
+        ),
+    ),
+    Rule("info", lambda run, _: run.spec.get("runtime", "local") == "local", _same_machine_text),
+    Rule(
+        "info",
+        lambda run, _: run.spec.get("runtime") == "aws",
+        lambda run, _: (
+            "Each database ran on its own cloud host provisioned for this run (see Environment); "
+            "the benchmark client ran on the orchestrator and reached it over the network, so latencies "
+            "include the network round trip."
+        ),
+    ),
+    Rule(
+        "info",
+        _in_containers,
+        lambda run, _: (
+            "Databases ran in containers (official images, pinned tags in Environment) on the "
+            "Docker engine's host."
+        ),
+    ),
+)
+
+
+def caveats(
+    result: RunResult,
+    targets: Sequence[Mapping[str, Any]],
+    load: Mapping[str, Any],
+    queries: Mapping[str, Any],
+) -> list[dict[str, Any]]:
+    """Honest limits of this run, most serious first: ``{"severity": bad|warn|info, "text": ...}``;
+    the rules of ``RULES``, then the client-share caveats of ``client_share.client_caveats``."""
+    run = Run(result, targets, load, queries)
+    out = [
+        {"severity": rule.severity, "text": rule.text(run, item)}
+        for rule in RULES
+        for item in rule.items(run)
+        if rule.when(run, item)
+    ]
+    out += client_share.client_caveats(run.spec, load["rows"], queries["client"])
+    return sorted(out, key=lambda item: SEVERITY_ORDER[item["severity"]])

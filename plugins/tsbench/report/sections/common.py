@@ -1,0 +1,82 @@
+"""Helpers shared by the report's sections: thresholds, ranking, sentence joining, query types."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from tsbench.workload.answers import answer_columns
+from tsbench.workload.query_types import QUERY_TYPES
+
+# The query types the published studies headline (A: high-cpu-*, lastpoint, single-groupby-1-1-1,
+# double-groupby; C: double-groupby-5, cpu-max-all-8, lastpoint, groupby-orderby-limit).
+HEADLINE_TYPES = (
+    "high-cpu-all",
+    "lastpoint",
+    "single-groupby-1-1-1",
+    "double-groupby-5",
+    "cpu-max-all-8",
+    "groupby-orderby-limit",
+    "high-cpu-1",
+    "double-groupby-all",
+)
+TREND_CHART_TYPES = 4
+NOISE_RATIO = 1.10  # differences below 10 % are called out as within run-to-run noise
+SMALL_ROWS = 1_000_000
+FEW_QUERIES = 10
+FEW_SAMPLES = 5
+
+STATS_KEYS = ("count", "errors", "mismatches", "min_ms", "p50_ms", "mean_ms", "p90_ms", "p95_ms", "p99_ms")
+STATS_KEYS += ("max_ms", "stddev_ms", "wall_s", "qps")
+RESOURCE_KEYS = ("samples", "cpu_percent_mean", "cpu_percent_max", "rss_bytes_mean", "rss_bytes_max")
+RESET_KEYS = ("restarted", "was_down", "os_cache_dropped", "os_cache_note", "note", "stop_s", "start_s")
+
+
+def complete(body: Mapping[str, Any] | None, keys: Sequence[str]) -> dict[str, Any]:
+    """``body`` with every key of ``keys`` present (``None`` when the run did not record it)."""
+    return {**dict.fromkeys(keys), **(body or {})}
+
+
+def describe(qtype: str) -> str:
+    known = QUERY_TYPES.get(qtype)
+    return known.describe if known is not None else ""
+
+
+def query_answer_columns(qtype: str) -> list[str]:
+    known = QUERY_TYPES.get(qtype)
+    return answer_columns(known)[0] if known is not None else []
+
+
+def ranked(values: Mapping[str, float | None], higher_is_better: bool) -> list[tuple[str, float]]:
+    """Names with a positive value, best first."""
+    present = [(name, value) for name, value in values.items() if value is not None and value > 0]
+    return sorted(present, key=lambda item: -item[1] if higher_is_better else item[1])
+
+
+def ratio(best: float, other: float, higher_is_better: bool) -> float:
+    return best / other if higher_is_better else other / best
+
+
+def noise(value: float) -> str:
+    return " — under 10 %, within run-to-run noise" if value < NOISE_RATIO else ""
+
+
+def join(items: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def query_type_order(types: Iterable[str]) -> list[str]:
+    """Each type once: catalogue order first, then unknown types in the order seen."""
+    catalogue = list(QUERY_TYPES)
+    seen = list(dict.fromkeys(types))
+    return sorted(
+        seen, key=lambda t: (catalogue.index(t) if t in catalogue else len(catalogue), seen.index(t))
+    )
+
+
+def colours(targets: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Chart colour per target label."""
+    return {t["label"]: t["colour"] for t in targets}

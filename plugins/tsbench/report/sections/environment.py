@@ -1,0 +1,71 @@
+"""The environment (machine, client packages, servers) and the appendix (query texts, configs)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from tsbench.results.model import RunResult
+
+MACHINE_KEYS = {"cpu_model", "cores", "memory_bytes", "os", "kernel", "python", "hostname_hash"}
+
+
+def environment_section(run: RunResult, targets: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Machine facts as (label, value) rows (unknown keys after the known ones), clients, servers."""
+    machine = run.machine
+    memory = machine.get("memory_bytes")
+    facts = [
+        ("CPU", machine.get("cpu_model", "")),
+        ("Cores", machine.get("cores", "")),
+        ("Memory", f"{memory / 2**30:.1f} GiB" if memory else ""),
+        ("OS", machine.get("os", "")),
+        ("Kernel", machine.get("kernel", "")),
+        ("Python", machine.get("python", "")),
+        ("Runtime", run.spec.get("runtime", "")),
+        ("Host (hash of the name)", machine.get("hostname_hash", "")),
+    ]
+    facts += [(key, value) for key, value in machine.items() if key not in MACHINE_KEYS]
+    return {
+        "machine": facts,
+        "cores": machine.get("cores"),
+        "clients": sorted(run.clients.items()),
+        "servers": targets,
+    }
+
+
+def _no_text(cell: Mapping[str, Any]) -> str:
+    """Why a target shows no query text for a type."""
+    if cell["kind"] == "unsupported":
+        return f"unsupported: {cell['reason']}"
+    if cell["kind"] == "failed":
+        return cell["reason"]
+    return "no rendered text recorded"
+
+
+def appendix_section(
+    queries: Mapping[str, Any], targets: Sequence[dict[str, Any]], examples: Mapping[str, Mapping[str, str]]
+) -> dict[str, Any]:
+    """One rendered example per query type and target. Targets without any text (failed before
+    their queries) are named once instead of under every type."""
+    without = [
+        {"target": t, "reason": t["problem"] or "no rendered.jsonl"}
+        for t in targets
+        if not examples.get(t["name"])
+        and not any(
+            cell["kind"] == "unsupported"
+            for row in queries["rows"]
+            for item, cell in row["cells"]
+            if item is t
+        )
+    ]
+    skipped = {item["target"]["name"] for item in without}
+    blocks = []
+    for row in queries["rows"]:
+        texts = []
+        for target, cell in row["cells"]:
+            if target["name"] in skipped:
+                continue
+            text = (examples.get(target["name"]) or {}).get(row["type"])
+            texts.append({"target": target, "text": text or "", "none": "" if text else _no_text(cell)})
+        blocks.append({"type": row["type"], "describe": row["describe"], "texts": texts})
+    return {"queries": blocks, "without": without, "configs": [t for t in targets if t["config"]]}

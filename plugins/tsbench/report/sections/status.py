@@ -1,0 +1,146 @@
+"""Each target's view (name, title, colour, status, provisioning facts) and the validation banner."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from tsbench.report import fmt
+from tsbench.report.sections.common import join
+from tsbench.results.model import Provision, TargetResult
+from tsbench.targets.registry import target_colour, target_title
+
+FAILED_BANNER_TITLE = "Validation FAILED — not replacing the latest report"
+
+
+def _endpoint_text(endpoint: Mapping[str, Any]) -> str:
+    if not endpoint:
+        return ""
+    ports = endpoint.get("ports") or {}
+    listed = ", ".join(f"{role} {port}" for role, port in ports.items())
+    return endpoint.get("host", "") + (f" ({listed})" if ports else "")
+
+
+def _problem(body: TargetResult) -> str:
+    if body.status == "failed":
+        return f"failed in {body.failed_phase if body.has('failed_phase') else '?'}"
+    if body.status != "ok":
+        return (
+            f"incomplete: {body.stopped_before if body.has('stopped_before') else 'a phase'} never ran (its "
+            "task did not start: an earlier task failed or the run was stopped; see the Airflow task logs)"
+        )
+    return ""
+
+
+def target_view(name: str, body: TargetResult) -> dict[str, Any]:
+    """A target as every section shows it: title and colour from its folder, status, server facts."""
+    provision = body.provision or Provision()
+    caps = provision.capabilities
+    return {
+        "name": name,
+        "label": target_title(name),
+        "colour": target_colour(name),
+        "status": body.status,
+        "ok": body.ok,
+        "failed_phase": body.failed_phase,
+        "error": body.error,
+        "problem": _problem(body),
+        "version": provision.version,
+        "server_binary": provision.server_binary,
+        "runtime": provision.runtime,
+        "placement": placement_rows(provision.placement),
+        "endpoint": _endpoint_text(provision.endpoint),
+        "settings": provision.settings,
+        "config": provision.config,
+        "durable": caps.durable,
+        "compression": caps.compression,
+        "schema_note": caps.schema_note,
+        "unsupported": dict(caps.unsupported),
+        "provisioned": body.provision is not None and bool(body.provision.to_json()),
+    }
+
+
+def placement_rows(placement: Mapping[str, Any], prefix: str = "") -> list[tuple[str, str]]:
+    """Where a server ran (runtime facts: instance, volumes, image, host) as flat ``(key, text)``
+    rows, nested keys joined with dots; empty values and block device listings left out."""
+    rows: list[tuple[str, str]] = []
+    for key, value in placement.items():
+        name = f"{prefix}{key}"
+        if value in (None, "", [], {}) or key == "block_devices":
+            continue
+        if isinstance(value, Mapping):
+            rows += placement_rows(value, name + ".")
+        elif isinstance(value, list | tuple):
+            rows.append((name, ", ".join(str(item) for item in value)))
+        else:
+            rows.append((name, str(value)))
+    return rows
+
+
+def banner(validation: Mapping[str, Any] | None, targets: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The status at the top of one scale: validation outcome and the targets that failed."""
+    failed_text = [
+        f"{t['label']} ({t['problem']}" + (f": {t['error']})" if t["error"] else ")")
+        for t in targets
+        if not t["ok"]
+    ]
+    if validation is None:
+        shown = {
+            "kind": "none",
+            "title": "Not validated",
+            "text": "No validation.json in the run folder: these figures have not been checked by the "
+            "validation suites.",
+        }
+    elif validation.get("success"):
+        warnings = validation.get("warnings") or []
+        shown = {
+            "kind": "pass",
+            "title": "Validation passed",
+            "text": "Every critical expectation holds"
+            + (f"; {len(warnings)} warning(s), listed under Validation." if warnings else "."),
+        }
+    else:
+        critical = validation.get("critical_failed") or []
+        shown = {
+            "kind": "fail",
+            "title": FAILED_BANNER_TITLE,
+            "text": "Critical expectations failed: "
+            + (", ".join(map(str, critical)) or "see Validation")
+            + ".",
+        }
+    shown["failed_targets"] = failed_text
+    return shown
+
+
+def overall_banner(scales: Sequence[Mapping[str, Any]], validations: Sequence[Any]) -> dict[str, Any]:
+    """One status for the whole document: failed if any scale failed validation, not validated if
+    any scale lacks it, else passed; failed targets of every scale."""
+    if len(scales) == 1:
+        return scales[0]["banner"]
+    named = [(f"scale {fmt.integer(s['scale'])}", s, v) for s, v in zip(scales, validations, strict=True)]
+    failed_targets = [f"{label}: {text}" for label, s, _ in named for text in s["banner"]["failed_targets"]]
+    missing = [label for label, _, v in named if v is None]
+    failing = [(label, v) for label, _, v in named if v is not None and not v.get("success")]
+    if failing:
+        critical = [f"{label}: {item}" for label, v in failing for item in (v.get("critical_failed") or [])]
+        shown = {
+            "kind": "fail",
+            "title": FAILED_BANNER_TITLE,
+            "text": "Critical expectations failed: " + ("; ".join(critical) or "see Validation") + ".",
+        }
+    elif missing:
+        shown = {
+            "kind": "none",
+            "title": "Not validated",
+            "text": f"No validation.json for {join(missing)}: those figures have not been checked.",
+        }
+    else:
+        warnings = sum(len(v.get("warnings") or []) for _, _, v in named)
+        shown = {
+            "kind": "pass",
+            "title": "Validation passed",
+            "text": "Every critical expectation holds at every scale"
+            + (f"; {warnings} warning(s), listed under Validation." if warnings else "."),
+        }
+    shown["failed_targets"] = failed_targets
+    return shown
