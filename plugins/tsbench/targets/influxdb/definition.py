@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from tsbench.runtimes.definition import Scaled, ServerDefinition
 
+# GOMEMLIMIT: half the RAM, in MiB.
+HALF_THE_RAM = Scaled("memory_mib", 1, 2, suffix="MiB")
+
 DEFINITION = ServerDefinition(
     name="influxdb",
     # InfluxData's package (cloud) and image influxdb:<version>. The local runtime installs Debian's
@@ -40,7 +43,7 @@ DEFINITION = ServerDefinition(
         # by a soft memory limit at half the RAM (GOMEMLIMIT, Go >= 1.19; near the cap the GC simply
         # runs more often). Server CPU per 864k cpu rows: GOGC 100 → 10.7 s, 400 → 9.7 s, 1000 → 8.9 s.
         "gogc": "1000",
-        "gomemlimit": Scaled("memory_mib", 1, 2, suffix="MiB"),
+        "gomemlimit": HALF_THE_RAM,
     },
     main_job=4,
 )

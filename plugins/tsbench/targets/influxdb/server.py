@@ -21,7 +21,7 @@ import requests
 from tsbench.runtimes.definition import ServerDefinition
 from tsbench.runtimes.local import ServerRecipe
 from tsbench.targets.base import Endpoint, TargetError
-from tsbench.targets.influxdb.definition import DEFINITION
+from tsbench.targets.influxdb.definition import DEFINITION, HALF_THE_RAM
 
 DATABASE = "benchmark"
 
@@ -62,6 +62,9 @@ def _toml(value: Any) -> str:
 class InfluxDBServer(ServerRecipe):
     name = "influxdb"
     definition: ClassVar[ServerDefinition] = DEFINITION
+    # The Go GC settings as the target reports them (target.py): GOGC and GOMEMLIMIT's share of RAM.
+    gogc: ClassVar[int] = int(DEFINITION.process_settings()["gogc"])
+    memory_limit_share: ClassVar[float] = HALF_THE_RAM.numerator / HALF_THE_RAM.denominator
     port_roles = ("http", "rpc")
     stop_signal = signal.SIGTERM  # closes shards and the WAL cleanly (well under a second here)
     start_timeout_s = 120.0  # the inmem index is rebuilt from the TSM files at start-up
