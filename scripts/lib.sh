@@ -14,12 +14,8 @@ TSBENCH_OPT="${TSBENCH_OPT:-${XDG_CACHE_HOME:-$HOME/.cache}/tsbench/opt}"
 export TSBENCH_OPT
 mkdir -p "$TSBENCH_OPT"
 
-# Pinned versions (one place to bump them).
-QUESTDB_VERSION="${QUESTDB_VERSION:-9.3.4}"
-TIMESCALEDB_VERSION="${TIMESCALEDB_VERSION:-2.19.3}"
-PG_MAJOR="${PG_MAJOR:-15}"
-PG_BIN="/usr/lib/postgresql/${PG_MAJOR}/bin"
-export QUESTDB_VERSION TIMESCALEDB_VERSION PG_MAJOR PG_BIN
+# Server versions are pinned in each target's plugins/tsbench/targets/<name>/definition.py
+# (scripts/install.sh passes them to the target's install.sh).
 
 # log MSG... : timestamped message on stderr, prefixed with the calling script.
 log() {

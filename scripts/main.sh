@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The main job on a fresh Debian machine: set everything up, start nothing by hand, run the comparison
 # DAG once (airflow dags test) at a small scale, and leave the HTML + PDF report in reports/out/.
-#   TSBENCH_SCALES=100 TSBENCH_TARGETS='["questdb","timescaledb","postgres","influxdb"]' bash scripts/main.sh
+#   TSBENCH_SCALES=100 TSBENCH_TARGETS='["<target>", …]' bash scripts/main.sh
+# Default targets: those whose definition.py gives them a main_job position, in that order.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 # shellcheck source=scripts/setup_all.sh
 source scripts/setup_all.sh
-targets=${TSBENCH_TARGETS:-'["questdb", "timescaledb", "postgres", "influxdb"]'}
+defined="$(.venv/bin/python -m tsbench.runtimes.definition --main-job | sed 's/.*/"&"/' | paste -sd, -)"
+targets=${TSBENCH_TARGETS:-"[$defined]"}
 conf=$(cat <<JSON
 {"scales": [${TSBENCH_SCALES:-100}], "targets": $targets,
  "duration": "${TSBENCH_DURATION:-1d}", "queries_per_type": ${TSBENCH_QUERIES_PER_TYPE:-5},

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Everything a run needs on this machine: Python venv, the servers (PostgreSQL 15 + TimescaleDB,
-# QuestDB, InfluxDB; MinIO unless TSBENCH_SKIP_MINIO=1), the report tools, and Airflow's metadata DB.
+# Everything a run needs on this machine: Python venv, the main job's servers (install_all.sh; MinIO
+# unless TSBENCH_SKIP_MINIO=1), the report tools, and Airflow's metadata DB.
 # Idempotent. Sourced by main.sh and airflow_ui.sh (it exports the Airflow environment).
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root" || exit 1

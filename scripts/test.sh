@@ -6,26 +6,22 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 bash scripts/setup_python.sh
 echo "== servers and tools (installed by the project's scripts; idempotent)"
-bash scripts/install_all.sh            # PostgreSQL 15 + TimescaleDB, QuestDB, InfluxDB, MinIO
+bash scripts/install_all.sh            # the main job's servers (targets' install.sh), MinIO
 bash scripts/install_report_tools.sh   # Chromium, poppler-utils, fonts (to look at reports)
 bash scripts/install_test_tools.sh     # the linter of the shell scripts
 bash scripts/install_griddb_client.sh >/dev/null  # GridDB's official Java client (Maven Central) for its target tests
 # A private Docker engine (Debian's docker.io unpacked, own socket; no system service) for the
 # Docker runtime's tests: exports TSBENCH_TEST_DOCKER_HOST and TSBENCH_TEST_BUSYBOX.
 eval "$(bash scripts/install_test_docker_engine.sh)"
-# influxd 2.7 is built from its Go module (≈ 8 min the first time on a fresh machine, then instant):
-# in the background while lint and the other tests run (after the apt installs above: one dpkg at a
-# time); its test waits for it.
+# Targets' own test preparations (e.g. a server build in the background while lint and the other
+# tests run; after the apt installs above: one dpkg at a time), sourced: they export what their
+# tests read.
 # shellcheck source=scripts/lib.sh
 source scripts/lib.sh
-influx2_status="$TSBENCH_OPT/influxdb2-build.status"
-rm -f "$influx2_status"
-(
-    set +e
-    bash scripts/install_influxdb2.sh >"${influx2_status%.status}.log" 2>&1
-    echo $? >"$influx2_status.tmp" && mv "$influx2_status.tmp" "$influx2_status"
-) &
-export TSBENCH_INFLUXD2="$TSBENCH_OPT/influxdb2/influxd" TSBENCH_INFLUXD2_BUILD_STATUS="$influx2_status"
+for prepare in plugins/tsbench/targets/*/test_prepare.sh; do
+    # shellcheck source=/dev/null
+    source "$prepare"
+done
 py=.venv/bin/python
 echo "== ruff"
 .venv/bin/ruff check plugins dags tests bench infra

@@ -1,7 +1,8 @@
-"""The shell scripts a cloud VM runs: each target's ``cloud_install.sh`` and the benchmark host's
-first-boot script. They need root, systemd and the internet on a fresh Debian 12 VM, so here they are
-checked statically: ``bash -n``, shellcheck, and the contract every install script promises
-(strict mode, DATA_DIR, the ``tsbench-db.service`` unit, a pinned version)."""
+"""The shell scripts a cloud VM runs: each target's install script — as the AWS runtime renders it from
+the target's ``definition.py`` and ``cloud_install.sh`` (``runtimes/cloud_install.py``) — and the
+benchmark host's first-boot script. They need root, systemd and the internet on a fresh Debian 12 VM,
+so here they are checked statically: ``bash -n``, shellcheck, and the contract every install script
+promises (strict mode, DATA_DIR, the ``tsbench-db.service`` unit, a pinned version)."""
 
 from __future__ import annotations
 
@@ -12,17 +13,35 @@ from pathlib import Path
 
 import pytest
 
+from tsbench.runtimes.cloud_install import render_install_script
+from tsbench.runtimes.definition import load_definition
+
 REPO = Path(__file__).resolve().parents[2]
 TARGETS = REPO / "plugins" / "tsbench" / "targets"
 INSTALL_SCRIPTS = sorted(TARGETS.glob("*/cloud_install.sh"))
 BOOTSTRAP = REPO / "infra" / "modules" / "benchmark_host" / "files" / "bootstrap.sh"
 SCRIPTS = [*INSTALL_SCRIPTS, BOOTSTRAP]
-# A pinned version, e.g. QUESTDB_VERSION=9.3.4, PG_MAJOR=15 or X_VERSION="${X_VERSION:-8.0.20}".
-PIN = re.compile(r'^[A-Z_]*(VERSION|MAJOR)="?(\$\{[A-Z_]+:-)?[0-9]+(\.[0-9]+)*\b', re.MULTILINE)
+# A pinned version, e.g. export QUESTDB_VERSION=9.3.4 (rendered from the target's definition.py),
+# PG_MAJOR=15 or X_VERSION="${X_VERSION:-8.0.20}".
+PIN = re.compile(r'^(export )?[A-Z_]*(VERSION|MAJOR)="?(\$\{[A-Z_]+:-)?[0-9]+(\.[0-9]+)*\b', re.MULTILINE)
 
 
 def script_id(path: Path) -> str:
     return str(path.relative_to(REPO))
+
+
+def as_run(script: Path) -> str:
+    """The text the host runs: rendered from the target's definition when it has one."""
+    definition = load_definition(script.parent.name) if script in INSTALL_SCRIPTS else None
+    return render_install_script(definition) if definition else script.read_text()
+
+
+@pytest.fixture
+def runnable(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    """``script`` as the host runs it, in a file (shellcheck and bash read files)."""
+    path = tmp_path / request.node.callspec.params["script"].name
+    path.write_text(as_run(request.node.callspec.params["script"]))
+    return path
 
 
 def test_the_four_targets_have_a_cloud_install_script() -> None:
@@ -35,8 +54,8 @@ def test_the_four_targets_have_a_cloud_install_script() -> None:
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=script_id)
-def test_script_parses(script: Path) -> None:
-    result = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
+def test_script_parses(script: Path, runnable: Path) -> None:
+    result = subprocess.run(["bash", "-n", str(runnable)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
 
 
@@ -44,16 +63,16 @@ def test_script_parses(script: Path) -> None:
     shutil.which("shellcheck") is None, reason="shellcheck not installed (apt-get install shellcheck)"
 )
 @pytest.mark.parametrize("script", SCRIPTS, ids=script_id)
-def test_shellcheck_finds_nothing(script: Path) -> None:
+def test_shellcheck_finds_nothing(script: Path, runnable: Path) -> None:
     result = subprocess.run(
-        ["shellcheck", "--shell=bash", "--severity=style", str(script)], capture_output=True, text=True
+        ["shellcheck", "--shell=bash", "--severity=style", str(runnable)], capture_output=True, text=True
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 @pytest.mark.parametrize("script", INSTALL_SCRIPTS, ids=script_id)
 def test_install_script_contract(script: Path) -> None:
-    text = script.read_text()
+    text = as_run(script)
     assert text.startswith("#!/usr/bin/env bash\n")
     assert re.search(r"^set -E?euo pipefail$", text, re.MULTILINE), "strict mode"
     assert "DATA_DIR" in text and "DB_PASSWORD" in text

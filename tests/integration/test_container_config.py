@@ -3,7 +3,7 @@ spec sets are the ones the server reads, with the local recipe's values (no Dock
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import ClassVar
 
@@ -12,7 +12,8 @@ import pytest
 
 from tsbench.runtimes.local import LocalRuntime, LocalServer
 from tsbench.targets.questdb.container import CONTAINERS, PASSWORD_VARIABLE
-from tsbench.targets.questdb.server import PG_DATABASE, PG_PASSWORD, PG_USER, TUNING, QuestDBServer
+from tsbench.targets.questdb.definition import DEFINITION
+from tsbench.targets.questdb.server import PG_DATABASE, PG_PASSWORD, PG_USER, QuestDBServer
 
 pytestmark = pytest.mark.integration
 
@@ -25,7 +26,7 @@ class QuestDBTunedByEnvironment(QuestDBServer):
     PG-wire password as the Docker runtime passes it) do all of it."""
 
     name = "questdb-env"
-    tuning: ClassVar[dict[str, str]] = {}
+    tuning: ClassVar[Mapping[str, object]] = {}
 
     def environment(self) -> dict[str, str]:
         env = super().environment()
@@ -52,7 +53,7 @@ def connect(server: LocalServer, password: str) -> psycopg.Connection:
 
 
 def test_questdb_reads_every_container_variable(questdb: LocalServer) -> None:
-    expected = {**TUNING, "telemetry.enabled": "false", "line.udp.enabled": "false"}
+    expected = {**DEFINITION.settings(), "telemetry.enabled": "false", "line.udp.enabled": "false"}
     keys = ", ".join(f"'{key}'" for key in expected)
     with connect(questdb, PASSWORD) as conn:
         query = "SELECT property_path, value, value_source FROM (SHOW PARAMETERS) WHERE property_path IN "

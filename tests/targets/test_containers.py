@@ -101,11 +101,12 @@ def test_readme_documents_the_images(name: str) -> None:
 # -- what each spec carries over from its local recipe ----------------------------------------------
 def test_questdb_container_has_the_local_tuning_and_log_config() -> None:
     from tsbench.targets.questdb.container import CONTAINERS, qdb_variable
-    from tsbench.targets.questdb.server import DEFAULT_VERSION, LOG_CONF, TUNING
+    from tsbench.targets.questdb.definition import DEFINITION
+    from tsbench.targets.questdb.server import LOG_CONF
 
-    spec = CONTAINERS[DEFAULT_VERSION]
-    assert spec.image == f"questdb/questdb:{DEFAULT_VERSION}"
-    assert {qdb_variable(k): v for k, v in TUNING.items()}.items() <= spec.environment.items()
+    spec = CONTAINERS[DEFINITION.version]
+    assert spec.image == f"questdb/questdb:{DEFINITION.version}"
+    assert {qdb_variable(k): v for k, v in DEFINITION.settings().items()}.items() <= spec.environment.items()
     assert qdb_variable("cairo.writer.data.append.page.size") == "QDB_CAIRO_WRITER_DATA_APPEND_PAGE_SIZE"
     assert spec.files == {"/var/lib/questdb/conf/log.conf": LOG_CONF}
     assert spec.environment["QDB_TELEMETRY_ENABLED"] == "false"
@@ -172,7 +173,7 @@ def test_influxdb_18_variables_give_the_local_configuration(tmp_path: Path) -> N
     try:
         influxd = influxd_binary()
     except TargetError:
-        pytest.skip("influxd is not installed (scripts/install_influxdb.sh)")
+        pytest.skip("influxd is not installed (targets/influxdb/install.sh)")
     recipe = InfluxDBServer(tmp_path, {"http": 8086, "rpc": 8088})
     recipe.initialise()
     empty = tmp_path / "empty.conf"

@@ -24,9 +24,8 @@ variable "tags" {
 }
 
 variable "database" {
-  description = "tsbench target whose cloud_install.sh the host runs (plugins/tsbench/targets/<database>/cloud_install.sh); also the tsbench:database tag."
+  description = "tsbench target whose install script the host runs (plugins/tsbench/targets/<database>/); also the tsbench:database tag."
   type        = string
-  default     = "questdb"
 
   validation {
     condition     = can(regex("^[a-z0-9_]+$", var.database))
@@ -35,15 +34,14 @@ variable "database" {
 }
 
 variable "server_install_script" {
-  description = "Path of the database install script. Empty: <repository>/plugins/tsbench/targets/<database>/cloud_install.sh (relative to this root module)."
+  description = "Path of the database install script (the AWS runtime renders it from the target's definition.py and cloud_install.sh). Empty: <repository>/plugins/tsbench/targets/<database>/cloud_install.sh as it is (relative to this root module)."
   type        = string
   default     = ""
 }
 
 variable "db_ports" {
-  description = "TCP ports the database listens on, opened to orchestrator_cidr (and to the client host). Default: QuestDB's HTTP (REST + ILP) 9000 and PostgreSQL wire 8812; PostgreSQL/TimescaleDB use [5432], InfluxDB [8086]."
+  description = "TCP ports the database listens on, opened to orchestrator_cidr (and to the client host): the container ports of the target's default container (targets/<database>/container.py)."
   type        = list(number)
-  default     = [9000, 8812]
 }
 
 variable "db_password" {

@@ -27,7 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from tsbench.results.files import write_json_atomic, write_private_json
+from tsbench.runtimes.cloud_install import target_script, write_install_script
 from tsbench.runtimes.container_spec import ContainerSpec, pick_container, secret_values
+from tsbench.runtimes.definition import load_definition
 from tsbench.runtimes.local import REPO, state_root
 from tsbench.runtimes.options import AwsOptions
 from tsbench.runtimes.remote import AgentClient, RemoteServer
@@ -55,8 +57,13 @@ def cloud_name(instance: str) -> str:
     return f"{name[:39].rstrip('-')}-{digest}"
 
 
-def install_script(target_name: str) -> Path:
-    return REPO / "plugins" / "tsbench" / "targets" / target_name / "cloud_install.sh"
+def install_script(target_name: str, folder: Path) -> Path:
+    """The script the host runs: rendered from the target's definition into ``folder``
+    (``runtimes/cloud_install.py``), else the target's ``cloud_install.sh`` as it is."""
+    definition = load_definition(target_name)
+    if definition is not None:
+        return write_install_script(definition, folder)
+    return target_script(target_name)
 
 
 class AwsRuntime:
@@ -115,7 +122,7 @@ class AwsRuntime:
             **self.options.tf_variables(),
             "name": cloud_name(instance),
             "database": target_name,
-            "server_install_script": str(install_script(target_name)),
+            "server_install_script": str(install_script(target_name, self._home(instance))),
             "db_ports": sorted(set(spec.ports.values())),
             "agent_port": AGENT_PORT,
             "node_agent_token": values["node_agent_token"],
@@ -124,7 +131,7 @@ class AwsRuntime:
 
     # -- the Runtime protocol ----------------------------------------------------------------------
     def provision(self, target_type: type[Target], instance: str) -> RemoteServer:
-        script = install_script(target_type.name)
+        script = target_script(target_type.name)
         if not script.is_file():
             raise TargetError(f"{target_type.name}: no cloud install script at {script}")
         home = self._home(instance)

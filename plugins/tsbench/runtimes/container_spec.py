@@ -1,7 +1,7 @@
 """How a target's server runs as a container (the Docker runtime's per-target input).
 
 Every target folder has ``container.py`` defining ``CONTAINERS``: a mapping flavour → ``ContainerSpec``
-whose first entry is the default flavour (e.g. InfluxDB ``"1.8"`` and ``"2.7"``). Images are official
+whose first entry is the default flavour (e.g. two major versions of one server). Images are official
 images pinned to an exact version tag (never ``latest``); secrets are named, never written here: a
 ``secret_env`` entry maps a container variable to the orchestrator's environment variable holding it.
 The same spec tells the cloud runtime which ports a VM's server listens on (the container ports) and

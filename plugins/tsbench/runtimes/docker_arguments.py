@@ -37,7 +37,8 @@ def container_name(instance: str) -> str:
 
 
 def volume_names(spec: ContainerSpec, instance: str) -> dict[str, str]:
-    """One named volume per data path: container path → volume name (``…-var-lib-questdb-db``)."""
+    """One named volume per data path: container path → volume name (``/var/lib/x/db`` →
+    ``tsbench-<instance>-var-lib-x-db``)."""
     return {
         path: resource_name(instance, path.strip("/").replace("/", "-") or "root") for path in spec.data_paths
     }

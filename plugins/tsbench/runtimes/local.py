@@ -1,7 +1,7 @@
 """Local runtime: each target's server as a plain local process with its own ports, data and log.
 
 State of one server instance lives in ``<state root>/<instance>/`` (default root
-``$TSBENCH_STATE`` or ``/var/tmp/tsbench``, readable by service users such as ``postgres``)::
+``$TSBENCH_STATE`` or ``/var/tmp/tsbench``, readable by the service users recipes run as)::
 
     instance.json   recipe name, ports, pid, endpoint (so another process can attach)
     server.log      the server's stdout/stderr
@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 import psutil
 
 from tsbench.measure.resources import ProcessTreeProbe
+from tsbench.runtimes.definition import ServerDefinition
 from tsbench.targets.base import Endpoint, Target, TargetError
 
 REPO = Path(__file__).resolve().parents[3]
@@ -90,7 +91,9 @@ class ServerRecipe(ABC):
     """
 
     name: ClassVar[str]
-    install_script: ClassVar[str]  # file name in scripts/, run idempotently before the first start
+    # The target's server definition: its install.sh runs (idempotently) before the first start.
+    definition: ClassVar[ServerDefinition | None] = None
+    install_script: ClassVar[str] = ""  # file name in scripts/ for a target without a definition
     port_roles: ClassVar[tuple[str, ...]]
     run_as: ClassVar[str | None] = None  # system user to run the server as (files get chowned)
     stop_signal: ClassVar[int] = signal.SIGTERM
@@ -106,9 +109,15 @@ class ServerRecipe(ABC):
         return self.home / "data"
 
     def install(self) -> None:
-        """Run the install script (idempotent; fast when already installed)."""
-        script = SCRIPTS / self.install_script
-        result = subprocess.run(["bash", str(script)], capture_output=True, text=True)
+        """Run the install recipe (idempotent; fast when already installed): the definition's
+        ``install.sh`` with its version variables, else ``scripts/<install_script>``."""
+        environment = dict(os.environ)
+        if self.definition is not None:
+            script = self.definition.install_path
+            environment.update(self.definition.install_environment())
+        else:
+            script = SCRIPTS / self.install_script
+        result = subprocess.run(["bash", str(script)], capture_output=True, text=True, env=environment)
         if result.returncode:
             tail = "\n".join((result.stdout + result.stderr).splitlines()[-15:])
             raise TargetError(f"{self.name}: {script.name} failed (exit {result.returncode}):\n{tail}")

@@ -115,7 +115,7 @@ class AwsOptions(BaseModel):
 
 
 class DockerOptions(BaseModel):
-    """``flavours`` picks a container flavour per target (e.g. ``{"influxdb": "2.7"}``); the first
+    """``flavours`` picks a container flavour per target (``{"<target>": "<flavour>"}``); the first
     flavour of a target's ``CONTAINERS`` otherwise. ``base_url`` names the engine (default: the
     environment's, ``DOCKER_HOST`` or the local socket)."""
 

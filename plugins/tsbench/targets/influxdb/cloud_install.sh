@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# InfluxDB 1.8.10 (InfluxData's official apt repository) on a fresh Debian 12 cloud VM (tsbench's
-# cloud runtime). Runs as root, from the benchmark host's first-boot script
-# (infra/modules/benchmark_host); safe to run again.
+# InfluxDB's own steps on a fresh Debian 12 cloud VM: INFLUXDB_VERSION from InfluxData's official apt
+# repository. Not run as it is: runtimes/cloud_install.py prepends the header rendered from
+# definition.py (INFLUXDB_VERSION, tsbench_settings: the [data] tuning table, process_gogc and
+# process_gomemlimit on this VM's memory) and runtimes/cloud_lib.sh (log, apt_get, install_db_unit,
+# wait_ready).
 #
 # Environment:
 #   DATA_DIR     meta/, data/ (TSM files, series file) and wal/, e.g. /data/db on the data volume
@@ -11,26 +13,17 @@
 # The repository key is checked against InfluxData's published fingerprint before it is trusted. The
 # package's own influxdb.service is stopped and masked; systemd unit tsbench-db.service runs
 # influxd -config /etc/influxdb/tsbench.conf as user influxdb, HTTP API on all interfaces at 8086,
-# backup/restore RPC at 8088. Settings follow the local runtime's (targets/influxdb/server.py, README)
-# except the Go GC settings (GOGC/GOMEMLIMIT were tuned for the 2-core machines).
+# backup/restore RPC at 8088, with the local runtime's settings (the same tables).
 set -euo pipefail
 
 : "${DATA_DIR:?DATA_DIR (data directory on the data volume) must be set}"
+: "${INFLUXDB_VERSION:?rendered from definition.py by runtimes/cloud_install.py}"
 
-INFLUXDB_VERSION=1.8.10
 REPO_URL=https://repos.influxdata.com/debian
 KEY_URL=https://repos.influxdata.com/influxdata-archive.key
 KEY_FINGERPRINT=24C975CBA61A024EE1B631787C3D57159FC2F927
 KEYRING=/etc/apt/keyrings/influxdata-archive.gpg
 CONFIG=/etc/influxdb/tsbench.conf
-UNIT=/etc/systemd/system/tsbench-db.service
-
-log() { echo "[influxdb cloud_install] $*"; }
-die() {
-    log "ERROR: $*" >&2
-    exit 1
-}
-apt_get() { DEBIAN_FRONTEND=noninteractive apt-get -y -q -o DPkg::Lock::Timeout=600 "$@"; }
 
 if [[ -n "${DB_PASSWORD:-}" ]]; then
     log "note: DB_PASSWORD is ignored (HTTP authentication is off, see the header of this script)"
@@ -62,8 +55,10 @@ systemctl mask influxdb.service >/dev/null
 
 log "directories and configuration"
 install -d -o influxdb -g influxdb -m 0750 "$DATA_DIR" "$DATA_DIR/meta" "$DATA_DIR/data" "$DATA_DIR/wal"
+# TOML: digits as integers, anything else as a string.
+data_tuning="$(tsbench_settings | awk -F '\t' '{ print "  " $1 " = " ($2 ~ /^[0-9]+$/ ? $2 : "\"" $2 "\"") }')"
 cat >"$CONFIG.tmp" <<CONF
-# written by tsbench (plugins/tsbench/targets/influxdb/cloud_install.sh); see targets/influxdb/README.md
+# written by tsbench (targets/influxdb/cloud_install.sh, tuning from definition.py); see its README.md
 reporting-enabled = false
 bind-address = ":8088"
 
@@ -75,13 +70,7 @@ bind-address = ":8088"
   dir = "$DATA_DIR/data"
   wal-dir = "$DATA_DIR/wal"
   query-log-enabled = false
-  index-version = "inmem"
-  cache-max-memory-size = "4g"
-  cache-snapshot-memory-size = "25m"
-  wal-fsync-delay = "0s"
-  max-series-per-database = 0
-  max-values-per-tag = 0
-  max-concurrent-compactions = 0
+$data_tuning
 
 [coordinator]
   write-timeout = "60s"
@@ -118,37 +107,15 @@ chmod 0644 "$CONFIG.tmp"
 mv -f "$CONFIG.tmp" "$CONFIG"
 
 log "systemd unit tsbench-db.service"
-cat >"$UNIT" <<UNIT
-[Unit]
-Description=tsbench database: InfluxDB $INFLUXDB_VERSION
-After=network-online.target
-Wants=network-online.target
-RequiresMountsFor=$DATA_DIR
-
-[Service]
+install_db_unit "InfluxDB $INFLUXDB_VERSION" <<SERVICE
 User=influxdb
 Group=influxdb
+Environment=GOGC=$process_gogc GOMEMLIMIT=$process_gomemlimit
 ExecStart=/usr/bin/influxd -config $CONFIG
 LimitNOFILE=1048576
 KillSignal=SIGTERM
 TimeoutStopSec=300
-# No automatic restart: a crash during a benchmark must show, not be hidden.
-Restart=no
+SERVICE
 
-[Install]
-WantedBy=multi-user.target
-UNIT
-systemctl daemon-reload
-systemctl enable tsbench-db.service
-systemctl restart tsbench-db.service
-
-log "waiting for InfluxDB to answer on :8086"
-for _ in $(seq 1 180); do
-    if [[ "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:8086/ping)" == 204 ]]; then
-        log "InfluxDB $INFLUXDB_VERSION is ready"
-        exit 0
-    fi
-    sleep 1
-done
-journalctl -u tsbench-db.service -n 50 --no-pager || true
-die "InfluxDB did not become ready within 180 s"
+influxdb_answers() { [[ "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:8086/ping)" == 204 ]]; }
+wait_ready 180 "InfluxDB $INFLUXDB_VERSION on :8086" influxdb_answers

@@ -1,6 +1,6 @@
 """InfluxDB as a container: official image ``influxdb``, flavours ``"1.8"`` (default) and ``"2.7"``.
 
-``1.8`` is the newest 1.x image; it runs the local recipe's configuration (``server.py``: ``TUNING`` in
+``1.8`` is the newest 1.x image; it runs the local recipe's configuration (``definition.py``'s tuning table in
 ``[data]`` and every other key written to ``influxdb.conf``) as ``INFLUXDB_<SECTION>_<KEY>`` variables,
 which 1.x reads over its configuration file, and speaks the same HTTP API (``/write``, ``/query``) as
 the local 1.6.7 server. ``2.7`` is InfluxDB 2: the image's setup mode creates the organisation, the
@@ -16,9 +16,10 @@ from __future__ import annotations
 from typing import Any
 
 from tsbench.runtimes.container_spec import ContainerSpec, HealthCheck
-from tsbench.targets.influxdb.server import DATABASE, GOGC, TUNING
+from tsbench.targets.influxdb.definition import DEFINITION
+from tsbench.targets.influxdb.server import DATABASE, TUNING
 
-V1_VERSION = "1.8.10"
+V1_VERSION = DEFINITION.version
 V2_VERSION = "2.7.12"
 ORG = "tsbench"
 ADMIN = "tsbench"
@@ -84,7 +85,7 @@ CONTAINERS: dict[str, ContainerSpec] = {
         data_paths=("/var/lib/influxdb",),  # meta/, data/ (TSM, series file), wal/
         healthcheck=ping_check(("curl", "-sf", "http://127.0.0.1:8086/ping")),
         environment={
-            "GOGC": str(GOGC),
+            "GOGC": DEFINITION.process_settings()["gogc"],
             **{v1_variable(s, k): _text(v) for s, keys in V1_CONFIG.items() for k, v in keys.items()},
         },
         client_database=DATABASE,
@@ -104,7 +105,7 @@ CONTAINERS: dict[str, ContainerSpec] = {
             "DOCKER_INFLUXDB_INIT_USERNAME": ADMIN,
             "DOCKER_INFLUXDB_INIT_ORG": ORG,
             "DOCKER_INFLUXDB_INIT_BUCKET": DATABASE,
-            "GOGC": str(GOGC),
+            "GOGC": DEFINITION.process_settings()["gogc"],
             **{v2_variable(option): value for option, value in V2_TUNING.items()},
         },
         secret_env={

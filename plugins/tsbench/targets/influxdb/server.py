@@ -4,7 +4,7 @@ Everything the server keeps lives below the instance home: ``meta/`` (databases,
 shard groups), ``data/`` (TSM files and, with ``tsi1``, the series index) and ``wal/`` (write-ahead
 log). Both listeners (HTTP API and the top-level ``bind-address`` backup/restore RPC) are moved onto
 the allocated loopback ports. Config keys follow the Debian build (``reporting-enabled = false``);
-see ``scripts/install_influxdb.sh``.
+see ``install.sh``. Tuning and Go GC settings: ``definition.py``.
 """
 
 from __future__ import annotations
@@ -16,41 +16,27 @@ import subprocess
 from pathlib import Path
 from typing import Any, ClassVar
 
-import psutil
 import requests
 
+from tsbench.runtimes.definition import ServerDefinition
 from tsbench.runtimes.local import ServerRecipe
 from tsbench.targets.base import Endpoint, TargetError
+from tsbench.targets.influxdb.definition import DEFINITION, HALF_THE_RAM
 
 DATABASE = "benchmark"
 
-# Tuning for our 2-core / 24 GiB machines (reasons in README.md, "Configuration").
-TUNING: dict[str, Any] = {
-    # inmem: the series index lives in the Go heap (rebuilt from the TSM files at start-up). Faster
-    # writes and queries than tsi1 at the cardinalities we run (up to a few million series fit in
-    # 24 GiB); tsi1 only pays off when the index no longer fits in memory.
-    "index-version": "inmem",
-    # Writes are refused once the in-memory cache reaches cache-max-memory-size (default 1g): 4g
-    # leaves headroom for two writers while a snapshot is being written. Snapshots to TSM files
-    # start at cache-snapshot-memory-size; InfluxDB's default (25m) keeps the data moving into
-    # compressed TSM files during the load, as in TSBS's runs (256m measured no faster here).
-    "cache-max-memory-size": "4g",
-    "cache-snapshot-memory-size": "25m",
-    # 0: fsync the WAL on every write before answering 204 (durable per request).
-    "wal-fsync-delay": "0s",
-    # 0 = unlimited: high-cardinality scales (100k+ hosts × measurements × extra tags) must load.
-    "max-series-per-database": 0,
-    "max-values-per-tag": 0,
-    # 0 = default (half the cores, i.e. 1 here).
-    "max-concurrent-compactions": 0,
-}
+
+def toml_value(text: str) -> Any:
+    """A tuning value as the TOML configuration types it: digits are integers, the rest strings."""
+    return int(text) if text.isdigit() else text
 
 
-GOGC = 1000
+# The [data] tuning table on this host, typed as the configuration file writes it (definition.py).
+TUNING: dict[str, Any] = {key: toml_value(value) for key, value in DEFINITION.settings().items()}
 
 
 def influxd_binary() -> str:
-    """Path recorded by scripts/install_influxdb.sh, else ``influxd`` on PATH."""
+    """Path recorded by install.sh, else ``influxd`` on PATH."""
     opt = os.environ.get("TSBENCH_OPT") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "tsbench", "opt"
     )
@@ -61,7 +47,7 @@ def influxd_binary() -> str:
             return path
     found = shutil.which("influxd") or "/usr/bin/influxd"
     if not os.access(found, os.X_OK):
-        raise TargetError("influxd not found: run scripts/install_influxdb.sh")
+        raise TargetError("influxd not found: run targets/influxdb/install.sh")
     return found
 
 
@@ -75,18 +61,14 @@ def _toml(value: Any) -> str:
 
 class InfluxDBServer(ServerRecipe):
     name = "influxdb"
-    install_script = "install_influxdb.sh"
+    definition: ClassVar[ServerDefinition] = DEFINITION
+    # The Go GC settings as the target reports them (target.py): GOGC and GOMEMLIMIT's share of RAM.
+    gogc: ClassVar[int] = int(DEFINITION.process_settings()["gogc"])
+    memory_limit_share: ClassVar[float] = HALF_THE_RAM.numerator / HALF_THE_RAM.denominator
     port_roles = ("http", "rpc")
     stop_signal = signal.SIGTERM  # closes shards and the WAL cleanly (well under a second here)
     start_timeout_s = 120.0  # the inmem index is rebuilt from the TSM files at start-up
     tuning: ClassVar[dict[str, Any]] = TUNING
-    # Go GC target: with Go's default (100) the write path spends about a quarter of its CPU in GC.
-    # The live heap is small next to 24 GiB, so let it grow 10x between collections, capped by a
-    # soft memory limit at half the machine's RAM (GOMEMLIMIT; Go >= 1.19, the Debian binary is
-    # built with 1.19): near the cap the GC simply runs more often. Measured server CPU per 864k cpu
-    # rows: GOGC 100 → 10.7 s, 400 → 9.7 s, 1000 → 8.9 s.
-    gogc: ClassVar[int] = GOGC
-    memory_limit_share: ClassVar[float] = 0.5
 
     @property
     def config_path(self) -> Path:
@@ -162,13 +144,12 @@ bind-address = "127.0.0.1:{self.ports["rpc"]}"
         # Environment overrides (INFLUXDB_DATA_DIR, …) would silently win over our file.
         for key in [k for k in env if k.startswith("INFLUXDB_")]:
             env.pop(key)
-        env["GOGC"] = str(self.gogc)
-        env["GOMEMLIMIT"] = str(self.memory_limit())
+        # Go GC (definition.py's process table): GOGC, and GOMEMLIMIT, a soft limit (the Go GC works
+        # harder near it, never fails; Go >= 1.19, the Debian binary is built with 1.19).
+        process = self.definition.process_settings()
+        env["GOGC"] = process["gogc"]
+        env["GOMEMLIMIT"] = process["gomemlimit"]
         return env
-
-    def memory_limit(self) -> int:
-        """GOMEMLIMIT in bytes (a soft limit: the Go GC works harder near it, never fails)."""
-        return int(psutil.virtual_memory().total * self.memory_limit_share)
 
     @property
     def url(self) -> str:

@@ -11,9 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from tsbench.runtimes.container_spec import ContainerSpec, HealthCheck
+from tsbench.targets.postgres.definition import DEFINITION, PG_MAJOR
 from tsbench.targets.postgres.server import DATABASE, SUPERUSER, PostgresRecipe
 
-PG_VERSION = "15.18"  # the Debian 12 package the local runtime uses
+PG_VERSION = DEFINITION.version  # the Debian 12 package the local runtime uses
 PGDATA = "/var/lib/postgresql/data"
 PASSWORD_VARIABLE = "TSBENCH_POSTGRES_PASSWORD"
 
@@ -60,7 +61,7 @@ def postgres_spec(
 
 
 CONTAINERS: dict[str, ContainerSpec] = {
-    "15": postgres_spec(
+    PG_MAJOR: postgres_spec(
         f"postgres:{PG_VERSION}",
         PostgresRecipe,
         note=(

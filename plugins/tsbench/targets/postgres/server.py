@@ -4,10 +4,11 @@ The postmaster runs in the foreground as user ``postgres`` (``run_as``), started
 ``postgres -D <data> -p <port> -k <sockdir> -c listen_addresses=127.0.0.1``; SIGINT asks for a
 *fast* shutdown (open transactions are rolled back, a shutdown checkpoint is written).
 
-Tuning lives in ``<data>/tsbench.conf`` (included from ``postgresql.conf``), rewritten by every
-``initialise`` so that a changed recipe applies to an existing cluster. Every setting is explained in
-the README. TimescaleDB's recipe (``targets/timescaledb/server.py``) extends this one with a preload
-library and an extension; nothing else differs, so both databases run with identical tuning.
+Tuning lives in ``<data>/tsbench.conf`` (included from ``postgresql.conf``): the definition's table
+(``definition.py``) on this host, rewritten by every ``initialise`` so that a changed table applies to
+an existing cluster. Every setting is explained in the README. TimescaleDB's recipe
+(``targets/timescaledb/server.py``) extends this one with its definition (PostgreSQL's table plus the
+preload library and its settings) and an extension; nothing else differs.
 """
 
 from __future__ import annotations
@@ -22,46 +23,18 @@ from typing import ClassVar
 
 import psycopg
 
+from tsbench.runtimes.definition import ServerDefinition
 from tsbench.runtimes.local import ServerRecipe
 from tsbench.targets.base import Endpoint, TargetError
+from tsbench.targets.postgres.definition import DEFINITION, PG_MAJOR
 
-PG_MAJOR = 15
 PG_BIN = Path(f"/usr/lib/postgresql/{PG_MAJOR}/bin")
 SUPERUSER = "postgres"
 DATABASE = "tsbench"
 HOST = "127.0.0.1"
 
-# Tuning for the benchmark box (2 cores, 24 GiB RAM, SSD; one database server at a time).
-# Durability stays fully on: fsync, full_page_writes and synchronous_commit keep their safe defaults.
-TUNING: dict[str, str] = {
-    # memory
-    "shared_buffers": "6GB",
-    "effective_cache_size": "16GB",
-    "work_mem": "64MB",
-    "maintenance_work_mem": "1GB",
-    "wal_buffers": "64MB",
-    # WAL and checkpoints: fewer, spread-out checkpoints while loading
-    "max_wal_size": "8GB",
-    "checkpoint_timeout": "15min",
-    "checkpoint_completion_target": "0.9",
-    "wal_compression": "lz4",
-    # durability (the defaults, stated so the report shows them)
-    "fsync": "on",
-    "synchronous_commit": "on",
-    "full_page_writes": "on",
-    # parallelism and planner for 2 cores on SSD
-    "max_worker_processes": "16",
-    "max_parallel_workers": "2",
-    "max_parallel_workers_per_gather": "1",
-    "random_page_cost": "1.1",
-    "effective_io_concurrency": "200",
-    "jit": "off",
-    # statistics and visibility maps for freshly loaded tables soon after a load
-    "autovacuum_naptime": "10s",
-    # determinism
-    "timezone": "UTC",
-    "log_timezone": "UTC",
-}
+# The tuning table's keys (values: ``DEFINITION.settings()``, sized to this host).
+TUNING = DEFINITION.tuning
 
 
 def run_as_postgres(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -83,16 +56,15 @@ class PostgresRecipe(ServerRecipe):
     """Plain PostgreSQL 15 (Debian package) in a private cluster under ``home``."""
 
     name = "postgres"
-    install_script = "install_postgres.sh"
+    definition: ClassVar[ServerDefinition] = DEFINITION
     port_roles = ("pg",)
     run_as = SUPERUSER
     stop_signal = signal.SIGINT  # fast shutdown
     start_timeout_s = 120.0
     stop_timeout_s = 120.0  # the shutdown checkpoint of a large load can take a while
 
-    preload: ClassVar[tuple[str, ...]] = ()  # shared_preload_libraries
     extensions: ClassVar[tuple[str, ...]] = ()  # CREATE EXTENSION in the benchmark database
-    extra_settings: ClassVar[dict[str, str]] = {}
+    extra_settings: ClassVar[dict[str, str]] = {}  # a subclass's settings beyond PostgreSQL's table
 
     @property
     def socket_dir(self) -> Path:
@@ -108,12 +80,8 @@ class PostgresRecipe(ServerRecipe):
         return self.ports["pg"]
 
     def settings(self) -> dict[str, str]:
-        """Every server setting this recipe writes (tuning + preload + subclass extras)."""
-        body = dict(TUNING)
-        if self.preload:
-            body["shared_preload_libraries"] = ",".join(self.preload)
-        body.update(self.extra_settings)
-        return body
+        """Every server setting this recipe writes: the definition's table on this host."""
+        return self.definition.settings()
 
     def config_text(self) -> str:
         lines = [f"# written by tsbench ({type(self).__name__}); see targets/postgres/README.md"]

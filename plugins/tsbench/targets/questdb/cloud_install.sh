@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# QuestDB 9.3.4 on a fresh Debian 12 cloud VM (tsbench's cloud runtime). Runs as root, from the
-# benchmark host's first-boot script (infra/modules/benchmark_host); safe to run again.
+# QuestDB's own steps on a fresh Debian 12 cloud VM. Not run as it is: runtimes/cloud_install.py
+# prepends the header rendered from definition.py (QUESTDB_VERSION, tsbench_settings: the tuning
+# table on this VM's cores and memory, process_heap_*) and runtimes/cloud_lib.sh (log, apt_get,
+# install_db_unit, wait_ready).
 #
 # Environment:
 #   DATA_DIR     QuestDB's table directory (cairo.root: tables, symbol maps, indexes, WAL), e.g.
@@ -10,28 +12,20 @@
 #                HTTP (REST /exec, ILP over HTTP /write) has no authentication in open-source
 #                QuestDB: the security group admits only the orchestrator.
 #
-# Installs openjdk-17-jre-headless (Debian) and the org.questdb:questdb:9.3.4 jar from Maven Central
-# (SHA-1 checked; the same artifact as scripts/install_questdb.sh), runs it as user questdb under
+# Installs openjdk-17-jre-headless (Debian) and the org.questdb:questdb jar of definition.py's version
+# from Maven Central (SHA-1 checked; the same artifact as install.sh), runs it as user questdb under
 # systemd unit tsbench-db.service, listening on all interfaces at QuestDB's default ports:
 # 9000 HTTP, 9003 health (min) server, 8812 PostgreSQL wire, 9009 ILP over TCP.
 set -euo pipefail
 
 : "${DATA_DIR:?DATA_DIR (data directory on the data volume) must be set}"
+: "${QUESTDB_VERSION:?rendered from definition.py by runtimes/cloud_install.py}"
 DB_PASSWORD="${DB_PASSWORD:-}"
 
-QUESTDB_VERSION=9.3.4
 JAR_URL="https://repo1.maven.org/maven2/org/questdb/questdb/$QUESTDB_VERSION/questdb-$QUESTDB_VERSION.jar"
 INSTALL_DIR=/opt/questdb
 JAR="$INSTALL_DIR/questdb-$QUESTDB_VERSION.jar"
 ROOT=/var/lib/questdb # QuestDB's -d root: conf/, public/ (web console), import/
-UNIT=/etc/systemd/system/tsbench-db.service
-
-log() { echo "[questdb cloud_install] $*"; }
-die() {
-    log "ERROR: $*" >&2
-    exit 1
-}
-apt_get() { DEBIAN_FRONTEND=noninteractive apt-get -y -q -o DPkg::Lock::Timeout=600 "$@"; }
 
 [[ "$DB_PASSWORD" != *$'\n'* ]] || die "DB_PASSWORD must be one line"
 
@@ -62,8 +56,9 @@ else
 fi
 
 umask 027
-cat >"$ROOT/conf/server.conf.tmp" <<CONF
-# written by tsbench (plugins/tsbench/targets/questdb/cloud_install.sh)
+{
+    cat <<CONF
+# written by tsbench (targets/questdb/cloud_install.sh; tuning from targets/questdb/definition.py)
 cairo.root=$DATA_DIR
 http.net.bind.to=0.0.0.0:9000
 http.min.net.bind.to=0.0.0.0:9003
@@ -73,17 +68,9 @@ line.udp.enabled=false
 telemetry.enabled=false
 pg.user=admin
 $pg_password_line
-# Size-related settings shared with the local runtime (targets/questdb/server.py, README
-# "Configuration and tuning"); its worker-count settings were for 2 cores and are left at
-# QuestDB's defaults here. A 10,000-row ILP request fits one receive buffer:
-http.recv.buffer.size=16m
-http.net.connection.rcvbuf=16m
-# smaller append pages keep the footprint of a just-loaded table close to its data:
-cairo.writer.data.append.page.size=2m
-cairo.writer.data.index.value.append.page.size=1m
-cairo.inactive.writer.ttl=30s
-cairo.idle.check.interval=10s
 CONF
+    tsbench_settings | awk -F '\t' '{ print $1 "=" $2 }'
+} >"$ROOT/conf/server.conf.tmp"
 # QuestDB logs every query at INFO level by default: errors, critical messages and advisories only.
 cat >"$ROOT/conf/log.conf.tmp" <<CONF
 writers=stdout
@@ -100,44 +87,17 @@ umask 022
 echo "vm.max_map_count = 1048576" >/etc/sysctl.d/60-tsbench-questdb.conf
 sysctl -q -p /etc/sysctl.d/60-tsbench-questdb.conf
 
-# Heap: a quarter of the RAM, between 1 and 8 GiB (table data lives off-heap in mapped files).
-mem_mb="$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)"
-heap_mb=$((mem_mb / 4))
-((heap_mb >= 1024)) || heap_mb=1024
-((heap_mb <= 8192)) || heap_mb=8192
-
 log "systemd unit tsbench-db.service"
-cat >"$UNIT" <<UNIT
-[Unit]
-Description=tsbench database: QuestDB $QUESTDB_VERSION
-After=network-online.target
-Wants=network-online.target
-RequiresMountsFor=$DATA_DIR
-
-[Service]
+install_db_unit "QuestDB $QUESTDB_VERSION" <<SERVICE
 User=questdb
 Group=questdb
-ExecStart=/usr/bin/java -Xms1g -Xmx${heap_mb}m -XX:+UseParallelGC -p $JAR -m io.questdb/io.questdb.ServerMain -d $ROOT
+ExecStart=/usr/bin/java -Xms$process_heap_min -Xmx$process_heap_max -XX:+UseParallelGC -p $JAR -m io.questdb/io.questdb.ServerMain -d $ROOT
 LimitNOFILE=1048576
 KillSignal=SIGTERM
 TimeoutStopSec=120
-# No automatic restart: a crash during a benchmark must show, not be hidden.
-Restart=no
+SERVICE
 
-[Install]
-WantedBy=multi-user.target
-UNIT
-systemctl daemon-reload
-systemctl enable tsbench-db.service
-systemctl restart tsbench-db.service
-
-log "waiting for QuestDB to answer on :9000"
-for _ in $(seq 1 180); do
-    if [[ "$(curl -s -o /dev/null -w '%{http_code}' 'http://127.0.0.1:9000/exec?query=select%201')" == 200 ]]; then
-        log "QuestDB $QUESTDB_VERSION is ready"
-        exit 0
-    fi
-    sleep 1
-done
-journalctl -u tsbench-db.service -n 50 --no-pager || true
-die "QuestDB did not become ready within 180 s"
+questdb_answers() {
+    [[ "$(curl -s -o /dev/null -w '%{http_code}' 'http://127.0.0.1:9000/exec?query=select%201')" == 200 ]]
+}
+wait_ready 180 "QuestDB $QUESTDB_VERSION on :9000" questdb_answers

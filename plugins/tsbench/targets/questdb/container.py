@@ -1,24 +1,20 @@
 """QuestDB as a container: the official image ``questdb/questdb`` at the local runtime's version.
 
-Same server as the local recipe: the ``server.conf`` tuning (``TUNING``) as ``QDB_*`` variables (QuestDB
-reads ``QDB_<KEY WITH DOTS AS UNDERSCORES>`` over its configuration file), the same ``log.conf`` and heap
-(``JVM_PREPEND``; the image's entrypoint already adds ``-XX:+UseParallelGC``), telemetry off. The root
-directory is ``/var/lib/questdb``; ``db/`` (tables, symbol maps, indexes, WAL segments) is the volume that
-counts as the footprint on disk. The PostgreSQL-wire password is generated per instance (the image's
-default ``quest`` is only for a local server on loopback).
+Same server as the local recipe: the definition's tuning table (``definition.py``) as ``QDB_*``
+variables (QuestDB reads ``QDB_<KEY WITH DOTS AS UNDERSCORES>`` over its configuration file), the same
+``log.conf`` and heap (``JVM_PREPEND``; the image's entrypoint already adds ``-XX:+UseParallelGC``),
+telemetry off. The root directory is ``/var/lib/questdb``; ``db/`` (tables, symbol maps, indexes, WAL
+segments) is the volume that counts as the footprint on disk. The PostgreSQL-wire password is
+generated per instance (the image's default ``quest`` is only for a local server on loopback).
 """
 
 from __future__ import annotations
 
 from tsbench.runtimes.container_spec import ContainerSpec, HealthCheck
-from tsbench.targets.questdb.server import (
-    DEFAULT_VERSION,
-    JAVA_OPTIONS,
-    LOG_CONF,
-    PG_DATABASE,
-    PG_USER,
-    TUNING,
-)
+from tsbench.targets.questdb.definition import DEFINITION
+from tsbench.targets.questdb.server import LOG_CONF, PG_DATABASE, PG_USER, java_options
+
+VERSION = DEFINITION.version
 
 ROOT = "/var/lib/questdb"
 PASSWORD_VARIABLE = "TSBENCH_QUESTDB_PASSWORD"
@@ -38,8 +34,8 @@ STATUS_CHECK = (
 )
 
 CONTAINERS: dict[str, ContainerSpec] = {
-    DEFAULT_VERSION: ContainerSpec(
-        image=f"questdb/questdb:{DEFAULT_VERSION}",
+    VERSION: ContainerSpec(
+        image=f"questdb/questdb:{VERSION}",
         ports={"http": 9000, "min": 9003, "pg": 8812, "ilp": 9009},
         data_paths=(f"{ROOT}/db",),
         healthcheck=HealthCheck(("bash", "-c", STATUS_CHECK), interval_s=2.0, retries=60),
@@ -47,8 +43,8 @@ CONTAINERS: dict[str, ContainerSpec] = {
             "QDB_TELEMETRY_ENABLED": "false",
             "QDB_LINE_UDP_ENABLED": "false",
             "QDB_PG_USER": PG_USER,
-            "JVM_PREPEND": " ".join(o for o in JAVA_OPTIONS if o != "-XX:+UseParallelGC"),
-            **{qdb_variable(key): value for key, value in TUNING.items()},
+            "JVM_PREPEND": " ".join(o for o in java_options() if o != "-XX:+UseParallelGC"),
+            **{qdb_variable(key): value for key, value in DEFINITION.settings().items()},
         },
         secret_env={"QDB_PG_PASSWORD": PASSWORD_VARIABLE},
         files={f"{ROOT}/conf/log.conf": LOG_CONF},
@@ -60,7 +56,7 @@ CONTAINERS: dict[str, ContainerSpec] = {
         client_secrets={"password": PASSWORD_VARIABLE},
         stop_timeout_s=60.0,
         note=(
-            f"official image questdb/questdb:{DEFAULT_VERSION} (Apache-2.0 open source edition), the local "
+            f"official image questdb/questdb:{VERSION} (Apache-2.0 open source edition), the local "
             "runtime's version and tuning (server.conf keys as QDB_* variables); PG-wire password generated "
             "per instance"
         ),

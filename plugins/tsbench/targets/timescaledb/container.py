@@ -11,19 +11,22 @@ from __future__ import annotations
 
 from tsbench.runtimes.container_spec import ContainerSpec
 from tsbench.targets.postgres.container import postgres_spec
+from tsbench.targets.postgres.definition import PG_MAJOR
+from tsbench.targets.timescaledb.definition import DEFINITION
 from tsbench.targets.timescaledb.server import TimescaleRecipe
 
-TIMESCALEDB_VERSION = "2.19.3"
+TIMESCALEDB_VERSION = DEFINITION.version
 
 CONTAINERS: dict[str, ContainerSpec] = {
-    "2.19-pg15": postgres_spec(
-        f"timescale/timescaledb:{TIMESCALEDB_VERSION}-pg15",
+    f"{'.'.join(TIMESCALEDB_VERSION.split('.')[:2])}-pg{PG_MAJOR}": postgres_spec(
+        f"timescale/timescaledb:{TIMESCALEDB_VERSION}-pg{PG_MAJOR}",
         TimescaleRecipe,
         environment={"NO_TS_TUNE": "true", "TIMESCALEDB_TELEMETRY": "off"},
         note=(
-            f"official image timescale/timescaledb:{TIMESCALEDB_VERSION}-pg15 (Alpine): the TSL/Community "
-            "edition with native compression and continuous aggregates — the local runtime builds the "
-            "Apache-2 edition, which has neither; PostgreSQL 15 minor as shipped in that image; tuning "
+            f"official image timescale/timescaledb:{TIMESCALEDB_VERSION}-pg{PG_MAJOR} (Alpine): the "
+            "TSL/Community edition with native compression and continuous aggregates — the local runtime "
+            f"builds the Apache-2 edition, which has neither; PostgreSQL {PG_MAJOR} minor as shipped in that "
+            "image; tuning "
             "as the local recipe's"
         ),
     ),

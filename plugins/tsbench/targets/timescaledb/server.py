@@ -1,6 +1,6 @@
-"""TimescaleDB 2.19.3 (Apache-2 edition) as a local process: the PostgreSQL 15 recipe plus the
-extension preloaded and created in the benchmark database. Tuning is the PostgreSQL recipe's, so
-the two targets differ only in what TimescaleDB adds (see ``targets/postgres/README.md``)."""
+"""TimescaleDB (Apache-2 edition; version in ``definition.py``) as a local process: the PostgreSQL
+recipe plus the extension preloaded and created in the benchmark database. Tuning is PostgreSQL's
+table, so the two targets differ only in what TimescaleDB adds (see ``targets/postgres/README.md``)."""
 
 from __future__ import annotations
 
@@ -8,19 +8,17 @@ import re
 import subprocess
 from typing import ClassVar
 
-from tsbench.targets.postgres.server import PG_BIN, PostgresRecipe
+from tsbench.runtimes.definition import ServerDefinition
+from tsbench.targets.postgres.server import PG_BIN, TUNING, PostgresRecipe
+from tsbench.targets.timescaledb.definition import DEFINITION
 
 
 class TimescaleRecipe(PostgresRecipe):
     name = "timescaledb"
-    install_script = "install_timescaledb.sh"
-    preload: ClassVar[tuple[str, ...]] = ("timescaledb",)
+    definition: ClassVar[ServerDefinition] = DEFINITION
     extensions: ClassVar[tuple[str, ...]] = ("timescaledb",)
     extra_settings: ClassVar[dict[str, str]] = {
-        "timescaledb.telemetry_level": "off",
-        # job scheduler workers; with max_parallel_workers = 2 and the launcher this stays below
-        # max_worker_processes = 16, as TimescaleDB asks
-        "timescaledb.max_background_workers": "8",
+        key: value for key, value in DEFINITION.settings().items() if key not in TUNING
     }
 
     def version(self) -> str:

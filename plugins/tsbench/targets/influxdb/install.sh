@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Install InfluxDB 1.6.7 from Debian (package `influxdb`, 1.6.7~rc0) and make sure
+# The local runtime's install recipe (scripts/install.sh influxdb, or the local runtime): InfluxDB
+# 1.6.7 from Debian (package `influxdb`, 1.6.7~rc0; InfluxData's repository with definition.py's pin is
+# unreachable from our machines — the image and the cloud host run the pin) and make sure
 # the packaged service is neither running nor enabled: tsbench runs its own
 #   influxd -config <own conf>
 # The binary path is recorded in $TSBENCH_OPT/influxdb/influxd.path.
@@ -18,7 +20,7 @@
 # Idempotent: apt only runs when the package is missing.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../../../../scripts/lib.sh"
 
 apt_install influxdb
 

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Fetch the QuestDB server jar (org.questdb:questdb) from Maven Central.
+# Fetch the QuestDB server jar (org.questdb:questdb) from Maven Central: the local runtime's install
+# recipe, run by scripts/install.sh questdb (or the local runtime) with QUESTDB_VERSION from
+# definition.py.
 #
 #   -> $TSBENCH_OPT/questdb/questdb-$QUESTDB_VERSION.jar   (~30 MB; runs on Java 17)
 #
 # Run (verified):
-#   java -Xms256m -Xmx2g -p questdb-9.3.4.jar -m io.questdb/io.questdb.ServerMain -d <root>
+#   java -Xms256m -Xmx2g -p questdb-$QUESTDB_VERSION.jar -m io.questdb/io.questdb.ServerMain -d <root>
 # <root>/conf/server.conf keys that move every listener off the defaults
 # (QuestDB writes a default server.conf only when none exists, so write ours first):
 #   http.net.bind.to=127.0.0.1:<port>        REST /exec + ILP over HTTP /write, /ping   (default 9000)
@@ -19,7 +21,8 @@
 # Idempotent: skips when the jar is already in place.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../../../../scripts/lib.sh"
+: "${QUESTDB_VERSION:?from targets/questdb/definition.py: run scripts/install.sh questdb}"
 
 GAV="org.questdb:questdb:$QUESTDB_VERSION"
 DEST_DIR="$TSBENCH_OPT/questdb"

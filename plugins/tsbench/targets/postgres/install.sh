@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Ensure PostgreSQL 15 (server + extension build headers) from Debian.
+# Ensure PostgreSQL $PG_MAJOR (server + extension build headers) from Debian: the local runtime's install
+# recipe, run by scripts/install.sh postgres (or the local runtime) with PG_MAJOR from definition.py.
 #
 #   binaries: /usr/lib/postgresql/15/bin (initdb, pg_ctl, postgres, pg_config, psql)
 #   also installs cmake + build-essential (needed to build TimescaleDB).
@@ -19,7 +20,9 @@
 # Idempotent: apt only runs when a package is missing.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../../../../scripts/lib.sh"
+: "${PG_MAJOR:?from targets/postgres/definition.py: run scripts/install.sh postgres}"
+PG_BIN="/usr/lib/postgresql/$PG_MAJOR/bin"
 
 dev_pkg="postgresql-server-dev-$PG_MAJOR"
 srv_pkg="postgresql-$PG_MAJOR"

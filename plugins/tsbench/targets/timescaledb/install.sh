@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Build and install TimescaleDB (Apache-2 edition) for PostgreSQL 15 from the
-# Debian trixie *source* package (bookworm has no timescaledb package).
+# Build and install TimescaleDB (Apache-2 edition) for PostgreSQL $PG_MAJOR from the
+# Debian trixie *source* package (bookworm has no timescaledb package): the local runtime's install
+# recipe, run by scripts/install.sh timescaledb (or the local runtime) with TIMESCALEDB_VERSION and
+# PG_MAJOR from definition.py.
 #
 #   sources/build: $TSBENCH_OPT/build/timescaledb/
 #   private apt:   $TSBENCH_OPT/build/apt-trixie-src/ (own deb-src list, lists, cache;
@@ -17,7 +19,10 @@
 # (TIMESCALEDB_REBUILD=1 forces a rebuild; remove $TSBENCH_OPT/build to refetch too).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../../../../scripts/lib.sh"
+: "${TIMESCALEDB_VERSION:?from targets/timescaledb/definition.py: run scripts/install.sh timescaledb}"
+: "${PG_MAJOR:?from targets/timescaledb/definition.py}"
+PG_BIN="/usr/lib/postgresql/$PG_MAJOR/bin"
 
 SUITE="${TIMESCALEDB_SUITE:-trixie}"
 PG_CONFIG="$PG_BIN/pg_config"
@@ -36,7 +41,7 @@ if [[ -z "${TIMESCALEDB_REBUILD:-}" && -x "$PG_CONFIG" && "$(installed_version)"
 fi
 
 # Compiler, cmake, server headers.
-"$(dirname "${BASH_SOURCE[0]}")/install_postgres.sh" >/dev/null
+bash "$(dirname "${BASH_SOURCE[0]}")/../postgres/install.sh" >/dev/null
 apt_install dpkg-dev xz-utils
 
 # The Debian mirror this machine already uses (first .../debian URI, not -security).

@@ -34,7 +34,7 @@
 # Idempotent: skips when the binary exists (set INFLUXDB2_REBUILD=1 to rebuild).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../../../../scripts/lib.sh"
 
 INFLUXDB2_VERSION="${INFLUXDB2_VERSION:-v2.7.12}"
 INFLUXDB2_DIR="$TSBENCH_OPT/influxdb2"

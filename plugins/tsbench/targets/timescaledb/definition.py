@@ -1,0 +1,25 @@
+"""TimescaleDB's server definition: PostgreSQL's (``targets/postgres/definition.py``) plus the
+extension: its version, the preload library and its own settings. Tuning is PostgreSQL's table, so
+the two targets differ only in what TimescaleDB adds."""
+
+from __future__ import annotations
+
+from tsbench.runtimes.definition import ServerDefinition
+from tsbench.targets.postgres.definition import PG_MAJOR, TUNING
+
+DEFINITION = ServerDefinition(
+    name="timescaledb",
+    version="2.19.3",  # Apache-2 build (local), packagecloud packages (cloud), image <version>-pg15
+    tuning={
+        **TUNING,
+        "shared_preload_libraries": "timescaledb",
+        "timescaledb.telemetry_level": "off",
+        # job scheduler workers; with max_parallel_workers and the launcher this stays below
+        # max_worker_processes, as TimescaleDB asks
+        "timescaledb.max_background_workers": "8",
+    },
+    install_env={"PG_MAJOR": PG_MAJOR},
+    # its packages and extension as hooks, then PostgreSQL's steps
+    cloud_steps=("timescaledb/cloud_install.sh", "postgres/cloud_install.sh"),
+    main_job=2,
+)
