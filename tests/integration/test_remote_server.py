@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 
 from tsbench.comparison import parse_comparison, scale_dir
-from tsbench.runner import TargetPhases, prepare_run
+from tsbench.run_setup import prepare_run
+from tsbench.runner import TargetPhases
 from tsbench.runtimes.local import LocalRuntime, allocated_bytes, free_port
 from tsbench.runtimes.remote import AgentClient, RemoteServer
 from tsbench.targets.base import Target, TargetError

@@ -13,7 +13,8 @@ import pytest
 
 from tsbench.comparison import parse_comparison, scale_dir
 from tsbench.results.files import read_json
-from tsbench.runner import TargetPhases, prepare_run, run_comparison
+from tsbench.run_setup import prepare_run
+from tsbench.runner import TargetPhases, run_comparison
 from tsbench.runtimes.local import LocalRuntime
 
 pytestmark = pytest.mark.integration

@@ -221,7 +221,7 @@ def build_comparison_dag(
         def dataset(item: dict[str, Any]) -> str:
             """Generate the dataset of one scale, or reuse it from the cache."""
             from tsbench.comparison import read_plan, scale_dir
-            from tsbench.runner import prepare_dataset
+            from tsbench.run_setup import prepare_dataset
 
             _verbose()
             folder = Path(item["folder"])
@@ -238,7 +238,7 @@ def build_comparison_dag(
         @task
         def oracle(run_dir: str) -> str:
             """The logical query set and its reference answers (DuckDB over the dataset)."""
-            from tsbench.runner import prepare_oracle
+            from tsbench.run_setup import prepare_oracle
 
             _verbose()
             body = prepare_oracle(Path(run_dir))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import urlencode
@@ -134,6 +135,36 @@ def _shape(text: str, result: dict[str, Any]) -> list[tuple[Any, ...]]:
     if not rows and no_rows is not None:
         rows.append((_no_rows_value(no_rows),))
     return rows
+
+
+@dataclass
+class _ShardStats:
+    """What ``SHOW STATS`` says about one database's storage: TSM bytes, WAL segment bytes (the
+    last segment counts twice after a restart) and the shard and WAL directories it names."""
+
+    tsm: int = 0
+    wal: int = 0
+    shard_dirs: set[Path] = field(default_factory=set)
+    wal_dirs: set[Path] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, result: dict[str, Any], database: str) -> _ShardStats:
+        stats = cls()
+        for series in result.get("series", ()):
+            tags = series.get("tags") or {}
+            if tags.get("database") != database:
+                continue
+            row = dict(zip(series["columns"], series["values"][0], strict=True))
+            if series["name"] == "tsm1_filestore":
+                stats.tsm += int(row.get("diskBytes", 0))
+            elif series["name"] == "tsm1_wal":
+                stats.wal += int(row.get("currentSegmentDiskBytes", 0)) + int(
+                    row.get("oldSegmentsDiskBytes", 0)
+                )
+            elif series["name"] == "shard":
+                stats.shard_dirs.add(Path(tags["path"]))
+                stats.wal_dirs.add(Path(tags["walPath"]))
+        return stats
 
 
 class InfluxDBTarget(Target):
@@ -272,25 +303,8 @@ class InfluxDBTarget(Target):
         statistics alone; InfluxDB 2 from its metrics (``v2.bucket_footprint``)."""
         if self.v2:
             return self._v2_call(v2.bucket_footprint)
-        result = self._run("SHOW STATS", database=False)
-        tsm = 0
-        wal_stat = 0
-        shard_dirs: set[Path] = set()
-        wal_dirs: set[Path] = set()
-        for series in result.get("series", ()):
-            tags = series.get("tags") or {}
-            if tags.get("database") != self.database:
-                continue
-            row = dict(zip(series["columns"], series["values"][0], strict=True))
-            if series["name"] == "tsm1_filestore":
-                tsm += int(row.get("diskBytes", 0))
-            elif series["name"] == "tsm1_wal":
-                wal_stat += int(row.get("currentSegmentDiskBytes", 0)) + int(
-                    row.get("oldSegmentsDiskBytes", 0)
-                )
-            elif series["name"] == "shard":
-                shard_dirs.add(Path(tags["path"]))
-                wal_dirs.add(Path(tags["walPath"]))
+        stats = _ShardStats.of(self._run("SHOW STATS", database=False), self.database)
+        tsm, wal_stat, shard_dirs, wal_dirs = stats.tsm, stats.wal, stats.shard_dirs, stats.wal_dirs
         if shard_dirs and not any(d.is_dir() for d in shard_dirs | wal_dirs):
             return Footprint(
                 bytes=tsm + wal_stat,

@@ -1,0 +1,110 @@
+"""Before the branches: a run's id, its dataset (generated or reused) and its query set with the
+oracle's reference answers, written into the scale's run folder (``run.json``, ``queries.jsonl``,
+``answers.jsonl``). Reference answers are cached beside the dataset, keyed by the oracle version and
+the query set's sha256."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from tsbench.machine import client_versions, machine_facts
+from tsbench.results.files import read_json, write_bytes_atomic, write_json_atomic
+from tsbench.spec import RunSpec
+from tsbench.timeutil import format_instant
+from tsbench.workload.dataset import Dataset, ensure_dataset
+from tsbench.workload.oracle import ORACLE_VERSION, Oracle, write_answers
+from tsbench.workload.queries import DataRange, generate_queries, write_query_set
+
+log = logging.getLogger("tsbench.run")
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    moment = now or datetime.now(UTC)
+    return f"{moment:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:6]}"
+
+
+def prepare_dataset(spec: RunSpec, run_dir: Path, dataset_cache: Path | None = None) -> dict[str, Any]:
+    """Generate (or reuse) the dataset; writes ``run.json`` with the spec, dataset and machine facts."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    dataset, reused = ensure_dataset(spec.dataset, dataset_cache)
+    body = {
+        "format": "tsbench-run/1",
+        "run_id": run_dir.parent.name,  # the comparison's id; this folder is one scale of it
+        "scale_dir": run_dir.name,
+        "created_at": format_instant(time.time_ns()),
+        "spec": spec.model_dump(),
+        "dataset": {
+            "id": dataset.id,
+            "path": str(dataset.path),
+            "reused": reused,
+            "generate_s": time.perf_counter() - started,
+            "rows": dataset.rows,
+            "rows_total": dataset.manifest["rows_total"],
+            "files_sha256": [f["sha256"] for f in dataset.manifest["files"]],
+            "generator_version": dataset.manifest["generator_version"],
+        },
+        "machine": machine_facts(),
+        "clients": client_versions(),
+    }
+    write_json_atomic(run_dir / "run.json", body)
+    return body
+
+
+def prepare_oracle(run_dir: Path) -> dict[str, Any]:
+    """The logical query set and the oracle's reference answers; adds their facts to ``run.json``."""
+    run = read_json(run_dir / "run.json")
+    spec = RunSpec.parse(**run["spec"])
+    dataset = Dataset.open(run["dataset"]["path"])
+    queries = generate_queries(
+        DataRange.of(dataset), spec.resolved_query_types, spec.queries_per_type, spec.effective_query_seed
+    )
+    write_query_set(run_dir / "queries.jsonl", queries)
+    started = time.perf_counter()
+    reused = _answers_from_cache(dataset, run_dir)
+    if not reused:
+        oracle = Oracle(dataset)
+        try:
+            write_answers(run_dir / "answers.jsonl", oracle.answers(queries))
+        finally:
+            oracle.close()
+        _answers_to_cache(dataset, run_dir)
+    run["oracle_reused"] = reused
+    run.update(oracle_s=time.perf_counter() - started, queries=len(queries))
+    write_json_atomic(run_dir / "run.json", run)
+    return run
+
+
+def _answers_cache_path(dataset: Dataset, run_dir: Path) -> Path:
+    """Reference answers depend only on the dataset and the query set: cache them beside the
+    dataset, keyed by the sha256 of queries.jsonl (a nightly run asks the same queries again)."""
+    body = ORACLE_VERSION.encode() + b"\n" + (run_dir / "queries.jsonl").read_bytes()
+    digest = hashlib.sha256(body).hexdigest()[:24]
+    return dataset.path / "answers" / f"{digest}.jsonl"
+
+
+def _answers_from_cache(dataset: Dataset, run_dir: Path) -> bool:
+    cached = _answers_cache_path(dataset, run_dir)
+    if not cached.is_file():
+        return False
+    write_bytes_atomic(run_dir / "answers.jsonl", cached.read_bytes())
+    return True
+
+
+def _answers_to_cache(dataset: Dataset, run_dir: Path) -> None:
+    try:
+        write_bytes_atomic(_answers_cache_path(dataset, run_dir), (run_dir / "answers.jsonl").read_bytes())
+    except OSError as error:  # a read-only dataset cache only costs the next run the oracle again
+        log.warning("could not cache reference answers: %s", error)
+
+
+def prepare_run(spec: RunSpec, run_dir: Path, dataset_cache: Path | None = None) -> dict[str, Any]:
+    """Dataset, query set and reference answers for one scale."""
+    prepare_dataset(spec, run_dir, dataset_cache)
+    return prepare_oracle(run_dir)
