@@ -1,7 +1,9 @@
 """tsbench command line: generate, import, export, queries, answers, run.
 
 Every subcommand validates its parameters first (a clear message and exit code 2 on bad input),
-shows a progress bar on long work, and ends with a one-line summary.
+shows a progress bar on long work, and ends with a one-line summary. The flags of the specs'
+parameters are generated from their schemas (``tsbench.cli_flags``); ``run`` walks the pipeline's
+steps (``tsbench.local_run``) and exits 3 when the verdict fails.
 """
 
 from __future__ import annotations
@@ -12,7 +14,10 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
+from tsbench.cli_flags import add_flags, values
+from tsbench.parameters import parameters
 from tsbench.progress import Progress
 from tsbench.spec import DatasetSpec, QuerySetSpec, SpecError
 from tsbench.workload.dataset import Dataset, DatasetError, cache_dir, ensure_dataset
@@ -26,36 +31,29 @@ def _summary(verb: str, count: int, unit: str, seconds: float, path: Path | str)
     return f"{verb} {count:,} {unit} in {seconds:.2f} s ({rate:,.0f} {unit}/s) → {path}"
 
 
+DATASET_PARAMETERS = parameters(DatasetSpec)
+QUERY_PARAMETERS = tuple(p for p in parameters(QuerySetSpec) if p.name not in DatasetSpec.model_fields)
+RUN_PARAMETERS = parameters(comparison=True)
+
+
 def _add_dataset_flags(parser: argparse.ArgumentParser, allow_path: bool = True) -> None:
     group = parser.add_argument_group("dataset (generated on first use, then reused from the cache)")
     if allow_path:
         group.add_argument(
             "--dataset", type=Path, help="an existing dataset folder (overrides the flags below)"
         )
-    group.add_argument("--use-case", choices=["cpu-only", "devops", "iot"], default=None)
-    group.add_argument("--scale", type=int, help="number of hosts (default 100)")
-    group.add_argument("--start", help="first timestamp, ISO-8601 (default 2016-01-01T00:00:00Z)")
-    group.add_argument("--end", help="exclusive end, ISO-8601 (default 2016-01-02T00:00:00Z)")
-    group.add_argument("--interval", help="time between epochs, e.g. 10s (default 10s)")
-    group.add_argument("--seed", type=int, help="data seed (default 123)")
-    group.add_argument("--ingestion", choices=["interleaved", "per-host-runs"], default=None)
-    group.add_argument("--run-length", type=int, help="rows per host per run, for per-host-runs (default 10)")
+    add_flags(group, DATASET_PARAMETERS)
+    _add_cache_flag(group)
+
+
+def _add_cache_flag(group: Any) -> None:
     group.add_argument(
         "--cache-dir", type=Path, help="dataset cache (default $TSBENCH_DATASETS or datasets/cache)"
     )
 
 
 def _dataset_spec(args: argparse.Namespace) -> DatasetSpec:
-    return DatasetSpec.parse(
-        use_case=args.use_case,
-        scale=args.scale,
-        start=args.start,
-        end=args.end,
-        interval=args.interval,
-        seed=args.seed,
-        ingestion=args.ingestion,
-        run_length=args.run_length,
-    )
+    return DatasetSpec.parse(**values(args, DATASET_PARAMETERS))
 
 
 def _obtain_dataset(args: argparse.Namespace) -> tuple[Dataset, bool, float]:
@@ -103,12 +101,7 @@ def cmd_export(args: argparse.Namespace) -> str:
 
 def _query_set_spec(args: argparse.Namespace, dataset: Dataset) -> QuerySetSpec:
     """Validate the query options against the dataset (through the one set of checks in spec.py)."""
-    return QuerySetSpec.parse(
-        **dataset.spec_fields(),
-        query_types=args.types.split(",") if args.types else None,
-        queries_per_type=args.per_type,
-        query_seed=args.query_seed,
-    )
+    return QuerySetSpec.parse(**dataset.spec_fields(), **values(args, QUERY_PARAMETERS))
 
 
 def cmd_queries(args: argparse.Namespace) -> str:
@@ -141,38 +134,48 @@ def cmd_answers(args: argparse.Namespace) -> str:
 
 
 def cmd_run(args: argparse.Namespace) -> str:
-    from tsbench.comparison import parse_comparison
-    from tsbench.results.tables import all_tables
-    from tsbench.runner import run_comparison
-    from tsbench.runtimes.local import LocalRuntime
+    """The whole pipeline in this process (``tsbench.local_run``): the steps the DAG runs, in its
+    order, ending in the report (HTML + PDF), its publication and the verdict."""
+    import os
 
-    dataset = {k: v for k, v in _dataset_spec(args).dataset_key().items() if k != "scale"}
-    scales = [int(s) for s in args.scales.split(",")] if args.scales else [args.scale or 100]
-    specs = parse_comparison(
-        {
-            **dataset,
-            "scales": scales,
-            "targets": args.targets.split(",") if args.targets else [],
-            "query_types": args.types.split(",") if args.types else None,
-            "queries_per_type": args.per_type,
-            "query_seed": args.query_seed,
-            "workers": args.workers,
-            "batch_size": args.batch_size,
-            "hash_workers": args.hash_workers,
-            "trials": args.trials,
-            "hot_runs": args.hot_runs,
-            "settle_seconds": args.settle_seconds,
-        }
-    )
-    runtime = LocalRuntime(args.state_dir) if args.state_dir else LocalRuntime()
+    from tsbench.local_run import LocalRun
+    from tsbench.pipeline import Publication, results_root
+    from tsbench.results.publish import check_latest_folder
+    from tsbench.runner import new_run_id
+
+    check_latest_folder(args.latest_folder)  # ValueError before any work
+    for variable, value in (("TSBENCH_RESULTS", args.results_dir), ("TSBENCH_STATE", args.state_dir)):
+        if value:  # the pipeline's steps and the runtimes read them from the environment
+            os.environ[variable] = str(value)
     started = time.perf_counter()
-    folder = run_comparison(specs, args.results_dir, args.run_id, args.cache_dir, runtime)
+    folder = results_root() / (args.run_id or new_run_id())
+    run = LocalRun(
+        folder,
+        args.cache_dir,
+        publication=Publication(args.latest_folder),
+        on_step=lambda step, label: print(f"· {step} {label}".rstrip(), file=sys.stderr, flush=True),
+    )
+    args.failed = run.run(values(args, RUN_PARAMETERS))
+    return _run_summary(folder, run.outcomes, args.failed, time.perf_counter() - started)
+
+
+def _run_summary(folder: Path, outcomes: dict[str, Any], problems: list[str], seconds: float) -> str:
+    """The study tables of every scale, then where the report went and the verdict."""
     from tsbench.results.files import read_json
+    from tsbench.results.tables import all_tables
 
     comparison = read_json(folder / "comparison.json")
-    args.failed = comparison["failed_targets"]
     tables = [f"scale {scale}\n\n{all_tables(result)}" for scale, result in comparison["results"].items()]
-    return "\n\n".join(tables) + f"\n\nrun finished in {time.perf_counter() - started:.1f} s → {folder}"
+    validation = outcomes.get("validate", {})
+    published = outcomes.get("publish", {})
+    lines = [
+        f"validation: {'passed' if validation.get('success') else 'failed'}",
+        f"report: {outcomes.get('report')} (and report.pdf)",
+        f"published: {published.get('local', {}).get('index')}; S3 {published.get('s3')}",
+        f"verdict: {'failed: ' + '; '.join(problems) if problems else 'passed'}",
+        f"run finished in {seconds:.1f} s → {folder}",
+    ]
+    return "\n\n".join(tables) + "\n\n" + "\n".join(lines)
 
 
 def cmd_lease(args: argparse.Namespace) -> str:
@@ -191,11 +194,7 @@ def cmd_lease(args: argparse.Namespace) -> str:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m tsbench", description=__doc__.splitlines()[0])
-    parser.add_argument("-v", "--verbose", action="store_true", help="log progress lines too")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
+def _data_commands(sub: Any) -> None:
     generate = sub.add_parser("generate", help="generate a dataset (or reuse the cached one)")
     _add_dataset_flags(generate, allow_path=False)
     generate.set_defaults(run=cmd_generate)
@@ -205,8 +204,9 @@ def build_parser() -> argparse.ArgumentParser:
         "file", type=Path, help="TSBS data file (influx or timescaledb format; .gz allowed)"
     )
     importer.add_argument("--format", choices=["influx", "timescaledb"], help="default: detected")
-    importer.add_argument("--use-case", choices=["cpu-only", "devops", "iot"], help="default: inferred")
-    importer.add_argument("--cache-dir", type=Path)
+    (use_case,) = (p for p in DATASET_PARAMETERS if p.name == "use_case")
+    importer.add_argument("--use-case", choices=use_case.choices, help="default: inferred")
+    _add_cache_flag(importer)
     importer.set_defaults(run=cmd_import)
 
     exporter = sub.add_parser("export", help="write a dataset in a TSBS format")
@@ -215,11 +215,11 @@ def build_parser() -> argparse.ArgumentParser:
     exporter.add_argument("--out", type=Path, required=True, help="output file (.gz compresses)")
     exporter.set_defaults(run=cmd_export)
 
+
+def _query_commands(sub: Any) -> None:
     queries = sub.add_parser("queries", help="generate a logical query set (JSON lines)")
     _add_dataset_flags(queries)
-    queries.add_argument("--types", help="comma-separated query types (default: all that fit the data)")
-    queries.add_argument("--per-type", type=int, default=10, help="queries per type (default 10)")
-    queries.add_argument("--query-seed", type=int, help="default: the data seed")
+    add_flags(queries.add_argument_group("queries"), QUERY_PARAMETERS)
     queries.add_argument("--out", type=Path, required=True)
     queries.set_defaults(run=cmd_queries)
 
@@ -229,28 +229,35 @@ def build_parser() -> argparse.ArgumentParser:
     answers.add_argument("--out", type=Path, required=True)
     answers.set_defaults(run=cmd_answers)
 
-    run = sub.add_parser("run", help="run a comparison on local servers and print the study tables")
-    _add_dataset_flags(run, allow_path=False)
-    run.add_argument("--scales", help="comma-separated scales, one comparison each (default: --scale)")
-    run.add_argument(
-        "--targets", required=True, help="comma-separated, e.g. questdb,timescaledb,postgres,influxdb"
+
+def _run_command(sub: Any) -> None:
+    run = sub.add_parser(
+        "run",
+        help="run a comparison: the DAG's steps in this process, ending in the validated, published report",
     )
-    run.add_argument("--types", help="comma-separated query types (default: all that fit the data)")
-    run.add_argument("--per-type", type=int, default=None, help="queries per type (default 10)")
-    run.add_argument("--query-seed", type=int)
-    run.add_argument("--workers", type=int, help="load and query workers (default 2)")
-    run.add_argument("--batch-size", type=int, help="rows per write batch (default 10000)")
-    run.add_argument("--hash-workers", action="store_true", help="a host always goes to the same worker")
-    run.add_argument("--trials", type=int, help="loads per target; the median is reported (default 1)")
-    run.add_argument("--hot-runs", type=int, help="hot passes after the cold one (default 3)")
-    run.add_argument("--settle-seconds", type=float, help="wait before the second footprint (default 0)")
-    run.add_argument("--results-dir", type=Path, default=Path("reports/out/runs"))
-    run.add_argument("--run-id", help="default: UTC time + random suffix")
-    run.add_argument(
+    add_flags(run.add_argument_group("comparison (the Params form's fields)"), RUN_PARAMETERS)
+    where = run.add_argument_group("where things go")
+    _add_cache_flag(where)
+    where.add_argument(
+        "--results-dir", type=Path, help="run folders (default $TSBENCH_RESULTS or reports/out/runs)"
+    )
+    where.add_argument("--run-id", help="default: UTC time + random suffix")
+    where.add_argument(
+        "--latest-folder", default="latest-cli", help="the published latest folder (default latest-cli)"
+    )
+    where.add_argument(
         "--state-dir", type=Path, help="server state root (default $TSBENCH_STATE or /var/tmp/tsbench)"
     )
     run.set_defaults(run=cmd_run)
 
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m tsbench", description=__doc__.splitlines()[0])
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress lines too")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _data_commands(sub)
+    _query_commands(sub)
+    _run_command(sub)
     lease = sub.add_parser("lease", help="show (or --release) the machine lease benchmark branches take")
     lease.add_argument("--release", action="store_true", help="remove it whoever holds it (after a crash)")
     lease.set_defaults(run=cmd_lease)
@@ -268,8 +275,6 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
         print(f"error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     if getattr(args, "failed", None):
-        print(
-            f"error: target(s) failed: {', '.join(args.failed)} (details in the run folder)", file=sys.stderr
-        )
+        print(f"error: comparison failed: {'; '.join(args.failed)} (see the report)", file=sys.stderr)
         return EXIT_TARGET_FAILED
     return 0

@@ -1,5 +1,8 @@
-"""After the branches: collect, validate, report, publish, verdict — the same steps for the Airflow
-DAG and the command line.
+"""The pipeline, declared once for the Airflow DAG and the command line: ``STEPS`` lists every step
+in order — validate_params, per scale (dataset, oracle), per branch (scale × target: acquire_machine,
+then the runner's phases, teardown last), then collect → validate → report → publish → verdict.
+The DAG factory (``tsbench.airflow.comparison_dag``) makes one task per step from it and ``python -m
+tsbench run`` (``tsbench.local_run``) walks it in the same order. The post-run steps live here.
 
 Where things go: runs under ``$TSBENCH_RESULTS`` (default ``reports/out/runs``), with the run
 index ``index.json`` there; the local publication is ``reports/out/index.html`` (every run, newest
@@ -21,12 +24,14 @@ import shutil
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from tsbench.comparison import collect_comparison
+from tsbench.comparison import collect_comparison, parse_comparison, write_plan
 from tsbench.results.files import read_json, write_bytes_atomic
 from tsbench.results.store import RunStore, spec_match
+from tsbench.runner import PHASES
 
 log = logging.getLogger("tsbench.pipeline")
 REPO = Path(__file__).resolve().parents[2]
@@ -199,3 +204,123 @@ def verdict_of(folder: Path) -> list[str]:
     else:
         problems.append("not validated")
     return problems
+
+
+class ComparisonFailed(RuntimeError):
+    """The verdict: a target or a critical expectation failed (``problems`` says which)."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        super().__init__("comparison finished with failures: " + "; ".join(problems))
+
+
+def judge_run(folder: Path) -> str:
+    """The verdict, after publishing: ComparisonFailed when a target or a critical expectation failed."""
+    problems = verdict_of(folder)
+    if problems:
+        raise ComparisonFailed(problems)
+    return "passed"
+
+
+def plan_run(params: dict[str, Any], folder: Path) -> dict[str, Any]:
+    """Check every parameter (``parse_comparison``: SpecError naming every bad field, before any
+    work), then write the folder's ``plan.json``. Returns ``{folder, scales, targets}``."""
+    plan = write_plan(folder, parse_comparison(params))
+    log.info("plan: %s scales %s × targets %s", folder, plan["scales"], plan["targets"])
+    return {"folder": str(folder), "scales": plan["scales"], "targets": plan["targets"]}
+
+
+@dataclass(frozen=True)
+class Publication:
+    """Where ``publish`` puts a run: ``latest_folder`` (``latest`` is the nightly's) and the S3
+    settings (None: from the environment, see ``s3_settings``)."""
+
+    latest_folder: str = "latest"
+    s3: dict[str, Any] | None = None
+
+
+Scope = Literal["run", "scale", "branch", "post"]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of the pipeline. ``scope``: once before the branches (``run``), once per scale,
+    once per branch (scale × target), or once after every branch (``post``: ``call(folder,
+    publication)`` runs it). ``setup``: what a branch's teardown undoes (it runs when they ran);
+    ``teardown``: runs always, also after a failure."""
+
+    name: str
+    scope: Scope
+    summary: str
+    call: Callable[[Path, Publication], Any] | None = None
+    setup: bool = False
+    teardown: bool = False
+
+
+PHASE_SUMMARIES = {  # keyed by the runner's phases; their order is the runner's (PHASES)
+    "provision": "Install (if needed), configure and start the server; with runtime aws, terraform "
+    "apply (its output in this log), then wait until the host and database are ready.",
+    "prepare": "Create fresh tables (drops what a previous attempt left); encode the load bodies.",
+    "load": "Load the dataset with N workers; progress every 10 s; row counts checked.",
+    "settle": "Footprint right after load and after the settle period.",
+    "cache_reset": "Restart the server and drop the OS page cache (recorded whether possible).",
+    "queries": "Cold pass, then hot passes; every answer checked against the oracle.",
+    "teardown": "Stop the server, remove its files (runtime aws: terraform destroy), give the machine "
+    "back. Always runs, also when provisioning failed halfway.",
+}
+
+STEPS: tuple[Step, ...] = (
+    Step(
+        "validate_params",
+        "run",
+        "Check every parameter (RunSpec's messages) before any work; write plan.json.",
+    ),
+    Step("dataset", "scale", "Generate the dataset of one scale, or reuse it from the cache."),
+    Step("oracle", "scale", "The logical query set and its reference answers (DuckDB over the dataset)."),
+    Step(
+        "acquire_machine",
+        "branch",
+        "Wait until no other branch measures on this machine, then take its lease (given back by "
+        "this branch's teardown). Waiting is logged every minute.",
+        setup=True,
+    ),
+    *(
+        Step(name, "branch", PHASE_SUMMARIES[name], setup=name == "provision", teardown=name == PHASES[-1])
+        for name in PHASES
+    ),
+    Step(
+        "collect",
+        "post",
+        "Merge every phase file into result.json per scale and comparison.json; record history.",
+        lambda folder, _: collect_run(folder),
+    ),
+    Step(
+        "validate",
+        "post",
+        "great_expectations gates: dataset, load, queries (critical), history (warning).",
+        lambda folder, _: validate_run(folder),
+    ),
+    Step(
+        "report",
+        "post",
+        "HTML + PDF report (one template), with trends over earlier runs.",
+        lambda folder, _: render_run_report(folder),
+    ),
+    Step(
+        "publish",
+        "post",
+        "Local reports/ and, when configured, S3 (run folder, latest folder, index).",
+        lambda folder, where: publish_run(folder, where.s3, latest_folder=where.latest_folder),
+    ),
+    Step(
+        "verdict",
+        "post",
+        "Fail the run (after publishing) when a target or a critical expectation failed.",
+        lambda folder, _: judge_run(folder),
+    ),
+)
+
+
+def steps(scope: Scope) -> tuple[Step, ...]:
+    """The steps of one scope, in pipeline order."""
+    return tuple(step for step in STEPS if step.scope == scope)

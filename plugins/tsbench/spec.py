@@ -42,6 +42,19 @@ TargetRuntime = Literal["local", "docker", "aws"]
 RUNTIMES: tuple[str, ...] = get_args(TargetRuntime)
 IngestionOrder = Literal["interleaved", "per-host-runs"]
 INGESTION_ORDERS: tuple[str, ...] = get_args(IngestionOrder)
+DEFAULT_START = "2016-01-01T00:00:00Z"
+DEFAULT_END = "2016-01-02T00:00:00Z"
+
+
+def _examples(values: Any) -> Any:
+    """``json_schema_extra`` proposing known values (looked up when the schema is built)."""
+    return lambda schema: schema.update(examples=list(values()))
+
+
+def _target_names() -> tuple[str, ...]:
+    from tsbench.targets.registry import target_names
+
+    return tuple(target_names())
 
 
 class SpecError(ValueError):
@@ -106,13 +119,15 @@ class _Parsed(BaseModel):
 class DatasetSpec(_Parsed):
     """What data to generate. Row count per measurement = scale × (end − start) / interval."""
 
-    use_case: str = "cpu-only"
+    use_case: str = Field(
+        "cpu-only", description="TSBS use case", json_schema_extra=_examples(lambda: USE_CASES)
+    )
     scale: int = Field(100, ge=1, le=MAX_SCALE, description="number of hosts (or trucks)")
-    start: int = Field(parse_instant("2016-01-01T00:00:00Z"), description="first epoch, ns UTC")
-    end: int = Field(parse_instant("2016-01-02T00:00:00Z"), description="exclusive end, ns UTC")
-    interval: int = Field(10_000_000_000, description="time between epochs, ns")
-    seed: int = Field(123, ge=0, lt=2**63)
-    ingestion: IngestionOrder = "interleaved"
+    start: int = Field(parse_instant(DEFAULT_START), description="first timestamp, ISO-8601 (UTC)")
+    end: int = Field(parse_instant(DEFAULT_END), description="exclusive end, ISO-8601 (UTC)")
+    interval: int = Field(10_000_000_000, description="time between epochs, e.g. 10s")
+    seed: int = Field(123, ge=0, lt=2**63, title="Data seed", description="data seed")
+    ingestion: IngestionOrder = Field("interleaved", description="order of the rows sent")
     run_length: int = Field(10, ge=1, le=100_000, description="rows per host per run (per-host-runs)")
 
     @field_validator("use_case")
@@ -195,9 +210,11 @@ class QuerySetSpec(DatasetSpec):
     """A dataset plus the logical queries to run on it (no targets): what ``queries`` needs."""
 
     query_types: list[str] | None = Field(
-        None, description="query types to run; default: every type that fits the data and use case"
+        None,
+        description="query types to run; empty: every type that fits the data and use case",
+        json_schema_extra=_examples(lambda: QUERY_TYPES),
     )
-    queries_per_type: int = Field(10, ge=1, le=100_000)
+    queries_per_type: int = Field(10, ge=1, le=100_000, description="queries per type")
     query_seed: int | None = Field(None, ge=0, lt=2**63, description="default: the data seed")
 
     @field_validator("query_types")
@@ -262,16 +279,39 @@ class QuerySetSpec(DatasetSpec):
 class RunSpec(QuerySetSpec):
     """A whole comparison run: the dataset, the queries, the targets and how to drive them."""
 
-    targets: list[str] = Field(..., description="target databases, e.g. questdb,timescaledb")
-    workers: int = Field(2, ge=1, le=256)
+    targets: list[str] = Field(
+        ...,
+        description="databases to compare, each alone on the machine, one after another",
+        json_schema_extra=_examples(_target_names),
+    )
+    workers: int = Field(2, ge=1, le=256, description="load and query workers")
     batch_size: int = Field(10_000, ge=1, le=1_000_000, description="rows per write batch")
-    hash_workers: bool = False
-    trials: int = Field(1, ge=1, le=100)
-    hot_runs: int = Field(3, ge=1, le=100, description="hot passes over the query set after the cold one")
-    settle_seconds: float = Field(0.0, ge=0, le=86_400)
-    runtime: TargetRuntime = "local"
-    aws: AwsOptions = Field(default_factory=AwsOptions, description="used when runtime is aws")
-    docker: DockerOptions = Field(default_factory=DockerOptions, description="used when runtime is docker")
+    hash_workers: bool = Field(False, description="a host always goes to the same worker")
+    trials: int = Field(
+        1, ge=1, le=100, title="Load trials", description="loads per target; the median is reported"
+    )
+    hot_runs: int = Field(
+        3, ge=1, le=100, title="Hot passes", description="hot passes over the query set after the cold one"
+    )
+    settle_seconds: float = Field(0.0, ge=0, le=86_400, description="wait before the second footprint")
+    runtime: TargetRuntime = Field(
+        "local",
+        description="where servers run: local processes on this machine, docker containers on a "
+        "Docker engine, or aws (one Terraform-provisioned host per target, destroyed at the end)",
+    )
+    aws: AwsOptions = Field(
+        default_factory=AwsOptions,
+        title="AWS options (runtime aws)",
+        description="runtime aws: region, instance_type, ami_id, root_volume_gb, data_volume_type/_gb/"
+        "_iops/_throughput, orchestrator_cidr (required), client_host, client_instance_type, "
+        "ssh_public_key, ready_timeout_s, endpoint_url, backend_config",
+    )
+    docker: DockerOptions = Field(
+        default_factory=DockerOptions,
+        title="Docker options (runtime docker)",
+        description='runtime docker: flavours per target, e.g. {"flavours": {"influxdb": "2.7"}}; '
+        "base_url of the engine",
+    )
 
     @model_validator(mode="after")
     def _runtime_ready(self) -> Self:
@@ -303,6 +343,22 @@ class RunSpec(QuerySetSpec):
         if len(set(value)) != len(value):
             raise ValueError("a target is listed twice")
         return value
+
+
+class ComparisonAxes(BaseModel):
+    """What a comparison's parameters hold instead of RunSpec's ``scale`` and ``end`` (see
+    ``tsbench.comparison.parse_comparison``): several scales, one RunSpec each, and the data span."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    scales: list[int] = Field(
+        default_factory=lambda: [DatasetSpec.model_fields["scale"].default],
+        description="numbers of hosts (TSBS scale); one branch per scale, e.g. 100,1000,10000",
+    )
+    duration: str = Field(
+        format_duration(parse_instant(DEFAULT_END) - parse_instant(DEFAULT_START)),
+        description="the data span from start (instead of end), e.g. 1d, 12h, 90min",
+    )
 
 
 def container_flavours(target: str) -> list[str]:

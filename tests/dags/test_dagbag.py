@@ -125,3 +125,57 @@ def test_a_missing_s3_connection_means_local_publication_only(airflow_db) -> Non
     from tsbench.airflow.connections import s3_from_connection
 
     assert s3_from_connection("tsbench_no_such_connection") is None
+
+
+def _task_order(dag) -> list[str]:
+    """Task ids in dependency order (ties broken by id; the pipeline's tasks form one chain)."""
+    upstream = {task_id: set(task.upstream_task_ids) for task_id, task in dag.task_dict.items()}
+    order: list[str] = []
+    while upstream:
+        ready = sorted(task_id for task_id, before in upstream.items() if not before)
+        assert ready, "the graph has a cycle"
+        order.append(ready[0])
+        del upstream[ready[0]]
+        for before in upstream.values():
+            before.discard(ready[0])
+    return order
+
+
+def test_task_order_is_the_declared_pipeline(dagbag) -> None:
+    """One task per step of tsbench.pipeline.STEPS, in its order (fan-out helpers aside)."""
+    from tsbench.pipeline import STEPS
+
+    for dag in dagbag.dags.values():
+        steps = [task_id.removeprefix("benchmark.") for task_id in _task_order(dag)]
+        assert [s for s in steps if s not in ("scales_of", "branches")] == [s.name for s in STEPS]
+        for step in STEPS:
+            task = dag.get_task(("benchmark." if step.scope == "branch" else "") + step.name)
+            assert task.doc_md == step.summary, step.name
+
+
+def test_params_form_is_runspecs_schema(dagbag) -> None:
+    """Names, types, defaults and limits of the form come from RunSpec's JSON schema (with
+    scales/duration in place of scale/end); the limits are stated, not enforced."""
+    from tsbench.airflow.params import FORM_TARGETS
+    from tsbench.spec import ComparisonAxes, RunSpec
+
+    schema = RunSpec.model_json_schema(mode="serialization")["properties"]
+    axes = ComparisonAxes.model_json_schema(mode="serialization")["properties"]
+    defaults = {**RunSpec.model_construct().model_dump(mode="json"), **ComparisonAxes().model_dump()}
+    for dag in dagbag.dags.values():
+        params = dag.params
+        assert set(params) == (schema.keys() - {"scale", "end"}) | axes.keys()
+        assert params["targets"] == FORM_TARGETS
+        for name in set(params) - {"targets"}:
+            body = schema.get(name) or axes[name]
+            param = params.get_param(name)
+            form = param.schema
+            assert params[name] == defaults[name], name
+            kinds = [option.get("type") for option in body.get("anyOf", [body])]
+            assert form["type"] in (kinds[0] if len(kinds) == 1 else kinds, "object"), name
+            for key in ("minimum", "maximum"):
+                if key in body:
+                    assert f"{body[key]:,}" in param.description, (name, param.description)
+    scale = schema["scale"]
+    scales = dagbag.get_dag("tsbench_comparison").params.get_param("scales")
+    assert f"each {scale['minimum']} … {scale['maximum']:,}" in scales.description

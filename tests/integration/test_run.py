@@ -97,7 +97,7 @@ def test_loading_twice_never_duplicates(runtime: LocalRuntime, tmp_path: Path, d
 
 def test_cli_run_prints_the_study_tables(tmp_path: Path, dataset_cache: Path, runtime: LocalRuntime) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "plugins"), "TSBENCH_STATE": str(runtime.root)}
-    args = ["--targets", "questdb", "--scale", "10", "--end", "2016-01-01T12:00:00Z", "--per-type", "1"]
+    args = ["--targets", "questdb", "--scales", "10", "--duration", "12h", "--queries-per-type", "1"]
     args += ["--hot-runs", "1", "--results-dir", str(tmp_path), "--cache-dir", str(dataset_cache)]
     result = subprocess.run(
         [sys.executable, "-m", "tsbench", "run", *args], capture_output=True, text=True, env=env

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -32,7 +33,7 @@ def test_generate_queries_answers_pipeline(tmp_path: Path) -> None:
     assert first.stdout.startswith("generated 43,200 rows in ") and "rows/s) → " in first.stdout
     second = tsbench("generate", *flags)
     assert second.stdout.startswith("reused 43,200 rows")
-    queries = tsbench("queries", *flags, "--per-type", "3", "--out", str(tmp_path / "q.jsonl"))
+    queries = tsbench("queries", *flags, "--queries-per-type", "3", "--out", str(tmp_path / "q.jsonl"))
     assert queries.returncode == 0, queries.stderr
     assert queries.stdout.startswith("wrote 60 queries")  # 20 types fit 12 h × 10 hosts
     answers = tsbench(
@@ -59,7 +60,7 @@ def test_bad_input_fails_before_any_work(tmp_path: Path) -> None:
         "4",
         "--end",
         "2016-01-01T02:00:00Z",
-        "--types",
+        "--query-types",
         "cpu-max-all-8",
         "--cache-dir",
         str(cache),
@@ -69,3 +70,79 @@ def test_bad_input_fails_before_any_work(tmp_path: Path) -> None:
     assert result.returncode == 2 and "need more hosts than scale 4" in result.stderr
     result = tsbench("answers", "--dataset", str(tmp_path / "missing"), "--queries", "x", "--out", "y")
     assert result.returncode == 2 and "not a complete dataset" in result.stderr
+
+
+def test_run_flags_are_runspecs_schema() -> None:
+    """One flag per comparison parameter: RunSpec's fields (``scales``/``duration`` in place of
+    ``scale``/``end``), each with the schema's default and limits in its help."""
+    from tsbench.cli import build_parser
+    from tsbench.spec import ComparisonAxes, RunSpec
+
+    schema = RunSpec.model_json_schema(mode="serialization")["properties"]
+    axes = ComparisonAxes.model_json_schema(mode="serialization")["properties"]
+    expected = (schema.keys() - {"scale", "end"}) | axes.keys()
+    run = next(a for a in build_parser()._subparsers._group_actions[0].choices.items() if a[0] == "run")[1]
+    flags = {a.dest: a for a in run._actions if a.option_strings and a.dest in expected}
+    assert flags.keys() == expected
+    assert {a.option_strings[0] for a in flags.values()} == {"--" + n.replace("_", "-") for n in expected}
+    assert flags["targets"].required and not any(a.required for n, a in flags.items() if n != "targets")
+    for name, action in flags.items():
+        body = schema.get(name) or axes[name]
+        assert action.default is None, name  # left out → the spec's own default
+        for key in ("minimum", "maximum"):
+            if key in body:
+                assert f"{body[key]:,}" in action.help, (name, action.help)
+        if "default" in body and body["default"] not in (None, []) and not isinstance(body["default"], dict):
+            assert f"(default: {body['default']})" in action.help.replace("[", "").replace("]", ""), name
+    scale = schema["scale"]
+    assert f"each {scale['minimum']} … {scale['maximum']:,}" in flags["scales"].help
+
+
+def test_bad_run_flags_name_the_field_before_any_work(tmp_path: Path) -> None:
+    out, cache = tmp_path / "out" / "runs", tmp_path / "cache"
+    where = ["--results-dir", str(out), "--cache-dir", str(cache), "--state-dir", str(tmp_path / "state")]
+    result = tsbench("run", "--targets", "questdb,nosuchdb", "--workers", "0", "--scales", "10,0", *where)
+    assert result.returncode == 2, result.stderr
+    assert "workers: Input should be greater than or equal to 1" in result.stderr
+    assert "targets: unknown target(s) nosuchdb" in result.stderr and "scales (0):" in result.stderr
+    result = tsbench("run", "--targets", "questdb", "--hot-runs", "many", *where)
+    assert result.returncode == 2 and "argument --hot-runs: invalid int value: 'many'" in result.stderr
+    assert not out.exists() and not cache.exists() and not (tmp_path / "state").exists()
+
+
+@pytest.mark.integration
+def test_cli_run_walks_the_pipeline_to_a_published_verdict(tmp_path: Path) -> None:
+    """Two local targets on the smallest dataset: every step of the table in its order, then the
+    validated report (HTML + PDF), its publication and the verdict."""
+    from tsbench.pipeline import steps
+
+    out, state = tmp_path / "out", Path("/var/tmp/tsbench-tests") / tmp_path.name
+    run = ["run", "--targets", "questdb,postgres", "--scales", "10", "--duration", "12h"]
+    run += ["--queries-per-type", "2", "--hot-runs", "1", "--run-id", "cli", "--runtime", "local"]
+    where = [
+        "--results-dir",
+        str(out / "runs"),
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "--state-dir",
+        str(state),
+    ]
+    result = tsbench(*run, *where)
+    assert result.returncode == 0, result.stderr[-3000:]
+    walked = [line.removeprefix("· ") for line in result.stderr.splitlines() if line.startswith("· ")]
+    branch = [f"{s.name} scale-10 × {t}" for t in ("questdb", "postgres") for s in steps("branch")]
+    assert walked == [
+        *(s.name for s in steps("run")),
+        *(f"{s.name} scale-10" for s in steps("scale")),
+        *branch,
+        *(s.name for s in steps("post")),
+    ]
+    folder = out / "runs" / "cli"
+    assert json.loads((folder / "validation.json").read_text())["success"] is True
+    assert (folder / "report" / "report.html").stat().st_size > 10_000
+    assert (folder / "report" / "report.pdf").read_bytes()[:5] == b"%PDF-"
+    assert (out / "latest-cli" / "RUN").read_text().strip() == "cli" and (out / "index.html").is_file()
+    assert not (out / "latest").exists()  # the nightly's
+    assert "| target" in result.stdout and "validation: passed" in result.stdout
+    assert "verdict: passed" in result.stdout and f"report: {folder}/report/report.html" in result.stdout
+    assert not list(state.glob("cli-*")), "a server instance was left behind"

@@ -1,0 +1,146 @@
+"""What a branch's tasks (one scale × one target) run: its phases, the machine lease around them.
+
+Exclusivity: one branch measures on the machine at a time. ``acquire_machine`` is an ordinary task
+that blocks (polling every 2 s) until it holds the machine lease, which ``teardown`` gives back; the
+lease file is taken with ``O_CREAT | O_EXCL``, so exactly one branch holds it. Every phase task
+beats the lease while it runs; a holder that died without teardown stops beating and its lease is
+taken over after 15 min, and a phase whose lease was taken over fails (``LeaseLost``) rather than
+measure beside another branch. Under ``dag.test()`` / ``airflow dags test`` (one task at a time,
+in-process, no executor) a blocking wait would stop the holder too, so there the waiter hands its
+turn back (a reschedule, which that loop handles without any scheduler race) and tries again 2 s
+later.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Any
+
+import pendulum
+from airflow.sdk import get_current_context
+
+log = logging.getLogger("tsbench.airflow")
+
+
+def verbose() -> None:
+    logging.getLogger("tsbench").setLevel(logging.INFO)
+
+
+def _phases(item: dict[str, Any]):
+    from tsbench.airflow.connections import runtime_environment
+    from tsbench.airflow.docker_client import docker_client_factory
+    from tsbench.runner import TargetPhases
+
+    options = {"environment": runtime_environment, "docker_client_factory": docker_client_factory}
+    return TargetPhases(Path(item["run_dir"]), item["target"], runtime_options=options)
+
+
+def _lease_owner(item: dict[str, Any]) -> str:
+    return item["label"] + " @ " + item["run_dir"]
+
+
+def _label(item: dict[str, Any]) -> None:
+    """Logging at INFO, and the branch label for ``BRANCH_LABEL`` (rendered from this context)."""
+    verbose()
+    get_current_context()["tsbench_branch"] = item["label"]  # type: ignore[typeddict-unknown-key]
+
+
+def _phase(item: dict[str, Any], name: str, measuring: bool = True) -> dict[str, Any]:
+    """Run one phase of one branch (``measuring``: while beating the machine lease, which it must
+    hold); on failure record it in the run folder, then fail the task (its log ends with the
+    reason)."""
+    from tsbench.lease import MachineLease
+
+    _label(item)
+    phases = _phases(item)
+    try:
+        with MachineLease().keep_alive(_lease_owner(item)) if measuring else nullcontext():
+            body = phases.run_phase(name)
+    except Exception as error:
+        phases.fail(name, error)
+        raise
+    return {k: v for k, v in body.items() if isinstance(v, int | float | str | bool)}
+
+
+def _in_process_test_run() -> bool:
+    """True under ``dag.test()`` / ``airflow dags test``: tasks run one at a time inside the test's
+    own process (Airflow's in-process supervisor), so a blocking wait would stop the lease
+    holder's tasks too."""
+    from airflow.sdk.execution_time import task_runner
+    from airflow.sdk.execution_time.supervisor import InProcessSupervisorComms
+
+    return isinstance(getattr(task_runner, "SUPERVISOR_COMMS", None), InProcessSupervisorComms)
+
+
+def _try_or_give_the_turn_back(
+    lease: Any, owner: str, since_file: Path, waiting: Callable[[dict[str, Any] | None, float], None]
+) -> float:
+    """The in-process form of the wait: take the lease now, or hand the turn back to the test
+    loop (a reschedule in 2 s, which ``dag.test`` runs without executor or scheduler, so without
+    the race a rescheduling task has under a real scheduler). Returns the seconds waited since
+    the first try, which ``since_file`` keeps across tries."""
+    from airflow.sdk.exceptions import AirflowRescheduleException
+
+    from tsbench.lease import busy, wait_limit_s
+
+    if not since_file.is_file():
+        since_file.parent.mkdir(parents=True, exist_ok=True)
+        since_file.write_text(repr(time.time()))
+    waited = time.time() - float(since_file.read_text())
+    if lease.try_acquire(owner):
+        return waited
+    holder, limit = lease.holder(), wait_limit_s()
+    if waited >= limit:
+        raise busy(waited, limit, holder)
+    waiting(holder, waited)
+    time.sleep(0.5)  # the test loop reruns the task at once when nothing else is ready
+    raise AirflowRescheduleException(reschedule_date=pendulum.now("UTC").add(seconds=2))
+
+
+def acquire_machine(item: dict[str, Any], name: str = "acquire_machine") -> dict[str, Any]:
+    """Block until this branch holds the machine lease (see the module docstring); a branch that
+    never gets it is recorded as failed in ``acquire_machine`` with the holder named."""
+    from airflow.sdk.exceptions import AirflowRescheduleException
+
+    from tsbench.lease import MachineLease, describe, wait_limit_s
+
+    _label(item)
+    lease, owner, phases = MachineLease(), _lease_owner(item), _phases(item)
+
+    def waiting(holder: dict[str, Any] | None, waited_s: float) -> None:
+        log.info("machine busy (%.0f s so far): %s", waited_s, describe(holder))
+
+    try:
+        if _in_process_test_run():
+            since_file = phases.dir / f"{name}.since"
+            waited = _try_or_give_the_turn_back(lease, owner, since_file, waiting)
+        else:
+            waited = lease.acquire(owner, wait_limit_s(), on_wait=waiting)
+        phases.write(name, {"waited_s": waited})
+    except AirflowRescheduleException:
+        raise
+    except Exception as error:
+        lease.release(owner)  # no teardown follows a failed setup
+        phases.fail(name, error)
+        raise
+    log.info("machine lease taken by %s after %.1f s", item["label"], waited)
+    return {"waited_s": waited}
+
+
+def teardown(item: dict[str, Any], name: str) -> dict[str, Any]:
+    """The teardown phase (also when the lease was lost), then the machine lease given back."""
+    from tsbench.lease import MachineLease
+
+    try:
+        return _phase(item, name, measuring=False)
+    finally:
+        MachineLease().release(_lease_owner(item))
+
+
+def phase(item: dict[str, Any], name: str) -> dict[str, Any]:
+    """A measured phase of one branch, while beating the machine lease."""
+    return _phase(item, name)

@@ -1,0 +1,125 @@
+"""The pipeline in one process (what ``python -m tsbench run`` does): the steps of
+``tsbench.pipeline.STEPS`` in their order — validate_params, every scale step over every scale,
+every branch (scale × target) with its phases one after another, then collect → validate → report
+→ publish → verdict. As in the DAG, a failing branch only fails itself (recorded with its phase and
+reason, teardown always runs) and the post-run steps run anyway; the verdict comes last.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tsbench.comparison import read_plan, scale_dir
+from tsbench.lease import MachineLease, describe, wait_limit_s
+from tsbench.pipeline import ComparisonFailed, Publication, Step, plan_run, steps
+from tsbench.run_setup import prepare_dataset, prepare_oracle
+from tsbench.runner import TargetPhases
+from tsbench.runtimes.base import Runtime
+
+log = logging.getLogger("tsbench.run")
+
+
+@dataclass
+class LocalRun:
+    """One comparison run in this process. ``runtime``: every server's (None: the spec's, built
+    by ``runtime_for`` with ``runtime_options``); ``on_step(step, label)`` hears every step as it
+    starts (``label``: the scale or branch, empty for run-wide steps)."""
+
+    folder: Path
+    dataset_cache: Path | None = None
+    runtime: Runtime | None = None
+    runtime_options: Mapping[str, Any] = field(default_factory=dict)
+    publication: Publication = field(default_factory=Publication)
+    on_step: Callable[[str, str], None] = lambda step, label: None
+    outcomes: dict[str, Any] = field(default_factory=dict)
+
+    def run(self, params: dict[str, Any]) -> list[str]:
+        """Every step in order; returns the verdict's problems (empty: the comparison passed).
+        SpecError (naming every bad field) before any work when ``params`` are invalid."""
+        (validate_params,) = steps("run")
+        self.on_step(validate_params.name, "")
+        plan_run(params, self.folder)
+        _, specs = read_plan(self.folder)
+        for step in steps("scale"):
+            for spec in specs:
+                self.on_step(step.name, f"scale-{spec.scale}")
+                self._scale_step(step, spec, scale_dir(self.folder, spec.scale))
+        for spec in specs:
+            for target in spec.targets:
+                self._branch(scale_dir(self.folder, spec.scale), target)
+        return self._post_run()
+
+    def _scale_step(self, step: Step, spec: Any, run_dir: Path) -> None:
+        if step.name == "dataset":
+            prepare_dataset(spec, run_dir, self.dataset_cache)
+        elif step.name == "oracle":
+            prepare_oracle(run_dir)
+        else:
+            raise LookupError(f"no in-process form of the scale step {step.name}")
+
+    def _branch(self, run_dir: Path, target: str) -> bool:
+        """Every branch step of one target; returns True when it succeeded. Teardown always runs
+        (and gives the machine lease back) once the lease was taken."""
+        label = f"{run_dir.name} × {target}"
+        phases = TargetPhases(run_dir, target, self.runtime, self.runtime_options)
+        lease, owner = MachineLease(), f"{label} @ {run_dir}"
+        branch = steps("branch")
+        teardown = next(step for step in branch if step.teardown)
+        name, acquired = branch[0].name, False
+        try:
+            for step in branch:
+                if step.teardown:
+                    continue
+                name = step.name
+                self.on_step(name, label)
+                if name == "acquire_machine":
+                    self._acquire(lease, owner, phases)
+                    acquired = True
+                    continue
+                with lease.keep_alive(owner):
+                    phases.run_phase(name)
+            return True
+        except Exception as error:
+            phases.fail(name, error)
+            return False
+        finally:
+            if acquired:  # no teardown follows a failed acquire (nothing was set up)
+                self._teardown(phases, teardown, label, lease, owner)
+
+    def _acquire(self, lease: MachineLease, owner: str, phases: TargetPhases) -> None:
+        def waiting(holder: dict[str, Any] | None, waited_s: float) -> None:
+            log.info("machine busy (%.0f s so far): %s", waited_s, describe(holder))
+
+        waited = lease.acquire(owner, wait_limit_s(), on_wait=waiting)
+        phases.write("acquire_machine", {"waited_s": waited})
+
+    def _teardown(
+        self, phases: TargetPhases, step: Step, label: str, lease: MachineLease, owner: str
+    ) -> None:
+        self.on_step(step.name, label)
+        try:
+            phases.run_phase(step.name)
+        except Exception as error:  # recorded; the other branches and the report go on
+            phases.fail(step.name, error)
+        finally:
+            lease.release(owner)
+
+    def _post_run(self) -> list[str]:
+        """Every post-run step, each also after an earlier one failed (as ``all_done`` tasks do);
+        a failed step is one more problem for the verdict."""
+        problems: list[str] = []
+        for step in steps("post"):
+            self.on_step(step.name, "")
+            assert step.call is not None
+            try:
+                self.outcomes[step.name] = step.call(self.folder, self.publication)
+            except ComparisonFailed as failed:
+                problems += failed.problems
+            except Exception as error:
+                log.exception("step %s failed", step.name)
+                problems.append(f"step {step.name} failed: {type(error).__name__}: {error}")
+        return problems
