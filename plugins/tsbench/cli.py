@@ -141,7 +141,7 @@ def cmd_run(args: argparse.Namespace) -> str:
     from tsbench.local_run import LocalRun
     from tsbench.pipeline import Publication, results_root
     from tsbench.results.publish import check_latest_folder
-    from tsbench.runner import new_run_id
+    from tsbench.run_setup import new_run_id
 
     check_latest_folder(args.latest_folder)  # ValueError before any work
     for variable, value in (("TSBENCH_RESULTS", args.results_dir), ("TSBENCH_STATE", args.state_dir)):
