@@ -67,7 +67,9 @@ def render_install_script(definition: ServerDefinition) -> str:
 
 
 def write_install_script(definition: ServerDefinition, folder: Path) -> Path:
-    """Render into ``folder/install_db.sh`` (what Terraform uploads); returns the path."""
+    """Render into ``folder/install_db.sh`` (what Terraform uploads; ``folder`` is created if
+    missing); returns the path."""
+    folder.mkdir(parents=True, exist_ok=True)
     path = folder / "install_db.sh"
     path.write_text(render_install_script(definition))
     return path
