@@ -140,6 +140,8 @@ def base_variables(name: str, url: str, ami: str) -> dict[str, Any]:
         "orchestrator_cidr": [ORCHESTRATOR],
         "instance_type": "m5.large",
         "data_volume_size_gb": 10,
+        "database": "questdb",  # required: the runtime always names the target and its ports
+        "db_ports": [9000, 8812],
     }
 
 
@@ -295,8 +297,10 @@ def validate_all(work: Path) -> Run:
     run.work_dir = work / "validate"
     tf = Terraform(root, run.work_dir, log=run.log.append, env=tf_env())
     # Terraform runs in the instance's copy (tf.root_dir): module paths relative to that copy
+    required = {ENV_ROOT: '  database = "questdb"\n  db_ports = [9000]\n'}  # no defaults: see REQUIRED
     calls = [
-        f'module "{path.name}" {{\n  source = "{os.path.relpath(path, tf.root_dir)}"\n}}\n'
+        f'module "{path.name}" {{\n  source = "{os.path.relpath(path, tf.root_dir)}"\n'
+        f"{required.get(path, '')}}}\n"
         for path in [ENV_ROOT, *MODULES]
     ]
     root.joinpath("main.tf").write_text("".join(calls))
@@ -382,6 +386,12 @@ def test_terraform_files_are_formatted() -> None:
     assert result.returncode == 0, f"terraform fmt would change:\n{result.stdout}{result.stderr}"
 
 
+# Variables without a default: the env root cannot guess the target (its folder name and ports come
+# from the runtime, which always sets them; a default naming one database would break the rule that a
+# target is described only in its own folder).
+REQUIRED = {ENV_ROOT: ("database", "db_ports")}
+
+
 def test_every_module_has_the_standard_files_and_documented_variables() -> None:
     for module in MODULES:
         for name in ("main.tf", "variables.tf", "outputs.tf", "versions.tf"):
@@ -391,7 +401,12 @@ def test_every_module_has_the_standard_files_and_documented_variables() -> None:
         assert blocks, directory
         for block in blocks:
             name = block.split('"', 1)[0]
-            for attribute in ("type", "description", "default"):
+            needed = (
+                ("type", "description")
+                if name in REQUIRED.get(directory, ())
+                else ("type", "description", "default")
+            )
+            for attribute in needed:
                 assert f"\n  {attribute} " in block, f"{directory.name}: variable {name} has no {attribute}"
             if any(word in name for word in ("password", "token")):
                 assert "sensitive   = true" in block, f"{directory.name}: {name} is not marked sensitive"
