@@ -43,7 +43,12 @@ def aws_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
 
 
 def test_aws_run_failing_midway_is_destroyed_and_reported(
-    dagbag, aws_env: dict[str, Path], moto_url: str, aws_client: Callable[[str], Any], caplog
+    dagbag,
+    aws_env: dict[str, Path],
+    moto_url: str,
+    aws_client: Callable[[str], Any],
+    caplog,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     ami = aws_client("ec2").describe_images()["Images"][0]["ImageId"]
     conf = {
@@ -66,7 +71,7 @@ def test_aws_run_failing_midway_is_destroyed_and_reported(
     dag = dagbag.get_dag("tsbench_comparison")
     for task in dag.tasks:  # one apply and one destroy: a retry would repeat both (~2 min on moto)
         if task.task_id.endswith("provision"):
-            task.retries = 0
+            monkeypatch.setattr(task, "retries", 0)  # restored after the test: the dagbag is shared
     with caplog.at_level(logging.INFO, logger="tsbench"):
         run = dag.test(run_conf=conf)
     assert run is not None and run.state == "failed"
