@@ -130,3 +130,12 @@ def test_a_closed_port_raises_os_error() -> None:
         port = probe.getsockname()[1]
     with pytest.raises(OSError):
         LeanHttp("127.0.0.1", port, timeout_s=2).request("GET", "/")
+
+
+def test_answer_returns_a_200_body_and_names_any_other_status(server: ThreadingHTTPServer) -> None:
+    from tsbench.targets.base import TargetError
+
+    http = _client(server)
+    assert http.answer("db: /q", "GET", "/ok", "\nctx") == b"/ok|"
+    with pytest.raises(TargetError, match=r"^db: /w answered 204: b''\nctx$"):
+        http.answer("db: /w", "POST", "/w", "\nctx", body=b"")

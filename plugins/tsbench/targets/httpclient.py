@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import socket
 from dataclasses import dataclass
+from typing import Any
 
 import httptools
+
+from tsbench.targets.base import TargetError
 
 _RECEIVE_BYTES = 256 * 1024
 _JOIN_BELOW_BYTES = 64 * 1024  # smaller bodies go out in the same send() as the head
@@ -113,6 +116,17 @@ class LeanHttp:
                     raise
                 raise ProtocolError(f"invalid HTTP answer from {self.host}:{self.port}: {error}") from error
         raise AssertionError("unreachable")
+
+    def answer(self, what: str, method: str, path: str, detail: str = "", **request: Any) -> bytes:
+        """The body of a 200 answer to a repeatable request; ``TargetError`` otherwise, worded
+        ``"<what> failed: …"`` / ``"<what> answered <status>: …"`` and ending in ``detail``."""
+        try:
+            reply = self.request(method, path, repeatable=True, **request)
+        except OSError as error:
+            raise TargetError(f"{what} failed: {error}{detail}") from error
+        if reply.status != 200:
+            raise TargetError(f"{what} answered {reply.status}: {reply.body[:300]!r}{detail}")
+        return reply.body
 
     @staticmethod
     def _send(sock: socket.socket, head: bytes, body: bytes | memoryview | None, length: int) -> None:

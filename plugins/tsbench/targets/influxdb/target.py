@@ -79,20 +79,14 @@ class InfluxSession:
     def fetch(self, text: str) -> tuple[str, bytes]:
         """``(text, body)`` of a 200 answer (TargetError for any other status)."""
         params = {"db": self.database, "epoch": "ns"}
-        try:
-            if len(text) > GET_LIMIT:  # long texts go in a form body
-                form = urlencode({"q": text}).encode()
-                headers = {"Content-Type": "application/x-www-form-urlencoded"}
-                path = f"/query?{urlencode(params)}"
-                reply = self.http.request("POST", path, form, headers, repeatable=True)
-            else:
-                path = f"/query?{urlencode({**params, 'q': text})}"
-                reply = self.http.request("GET", path, repeatable=True)
-        except OSError as error:
-            raise TargetError(f"influxdb: /query failed: {error}\n{text}") from error
-        if reply.status != 200:
-            raise TargetError(f"influxdb: /query answered {reply.status}: {reply.body[:300]!r}\n{text}")
-        return text, reply.body
+        if len(text) > GET_LIMIT:  # long texts go in a form body
+            form = urlencode({"q": text}).encode()
+            headers = {"Content-Type": "application/x-www-form-urlencoded"}
+            path = f"/query?{urlencode(params)}"
+            body = self.http.answer("influxdb: /query", "POST", path, f"\n{text}", body=form, headers=headers)
+            return text, body
+        path = f"/query?{urlencode({**params, 'q': text})}"
+        return text, self.http.answer("influxdb: /query", "GET", path, f"\n{text}")
 
     def decode(self, raw: tuple[str, bytes]) -> list[tuple[Any, ...]]:
         text, body = raw

@@ -42,13 +42,7 @@ class QuestDBRestSession:
     def fetch(self, text: str) -> tuple[str, bytes]:
         """``(text, body)`` of a 200 answer (TargetError with QuestDB's message otherwise)."""
         path = f"/exec?count=false&query={quote(text, safe='')}"
-        try:
-            reply = self.http.request("GET", path, repeatable=True)
-        except OSError as error:
-            raise TargetError(f"questdb: /exec failed: {error}\n{text[:300]}") from error
-        if reply.status != 200:
-            raise TargetError(f"questdb: /exec answered {reply.status}: {reply.body[:300]!r}\n{text[:300]}")
-        return text, reply.body
+        return text, self.http.answer("questdb: /exec", "GET", path, f"\n{text[:300]}")
 
     def decode(self, raw: tuple[str, bytes]) -> list[tuple[Any, ...]]:
         text, body = raw
