@@ -27,12 +27,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
+from tsbench.runtimes.cloud_install import render_install_script
 from tsbench.runtimes.local import free_port
 from tsbench.spec import DatasetSpec
 from tsbench.targets.base import Endpoint, Target, TargetError
 from tsbench.targets.clickhouse import dialect
 from tsbench.targets.clickhouse.batches import InsertShaper
 from tsbench.targets.clickhouse.container import CONTAINERS, PASSWORD_VARIABLE
+from tsbench.targets.clickhouse.definition import DEFINITION
 from tsbench.targets.clickhouse.schema import table_columns
 from tsbench.targets.clickhouse.server import (
     CLICKHOUSE_VERSION,
@@ -52,7 +54,7 @@ from tsbench.workload.usecases import get_use_case
 
 REPO = Path(__file__).resolve().parents[2]
 FOLDER = REPO / "plugins" / "tsbench" / "targets" / "clickhouse"
-INSTALL_SCRIPT = REPO / "scripts" / "install_clickhouse.sh"
+INSTALL_SCRIPT = FOLDER / "install.sh"
 CLOUD_SCRIPT = FOLDER / "cloud_install.sh"
 
 
@@ -405,7 +407,8 @@ def test_server_recipe_writes_its_config(tmp_path: Path) -> None:
     assert config.findtext("http_port") == str(ports["http"])
     assert config.findtext("tcp_port") == str(ports["native"])
     assert config.findtext("path") == f"{tmp_path / 'data'}/"
-    assert config.findtext("timezone") == "UTC"
+    assert config.findtext("timezone") == "UTC" and config.findtext("logger/level") == "warning"
+    assert config.findtext("logger/console") == "1"
     assert not [name for name in SYSTEM_LOGS_REMOVED if config.find(name) is not None]
     password = recipe.password()
     assert len(password) >= 24 and (recipe.secret_path.stat().st_mode & 0o777) == 0o600
@@ -417,7 +420,7 @@ def test_server_recipe_writes_its_config(tmp_path: Path) -> None:
     assert endpoint.database == "tsbench" and endpoint.ports == ports
     assert not recipe.ready()  # nothing listens
     if shutil.which("clickhouse") is None and not os.access("/usr/bin/clickhouse", os.X_OK):
-        with pytest.raises(TargetError, match=r"install_clickhouse\.sh"):
+        with pytest.raises(TargetError, match=r"targets/clickhouse/install\.sh"):
             recipe.command()
         assert recipe.version().startswith(CLICKHOUSE_VERSION)
 
@@ -446,11 +449,12 @@ def test_pins_ports_and_overrides_agree() -> None:
     spec = CONTAINERS["26.8"]
     assert list(CONTAINERS) == ["26.8"] and spec.problems() == []
     assert spec.image == f"clickhouse/clickhouse-server:{CLICKHOUSE_VERSION}"
-    assert re.fullmatch(r"26\.8\.\d+\.\d+", CLICKHOUSE_VERSION)
+    assert CLICKHOUSE_VERSION == DEFINITION.version == "26.8.19.9"
     install = INSTALL_SCRIPT.read_text()
     cloud = CLOUD_SCRIPT.read_text()
-    assert f'CLICKHOUSE_VERSION="${{CLICKHOUSE_VERSION:-{CLICKHOUSE_VERSION}}}"' in install
-    assert f"\nCLICKHOUSE_VERSION={CLICKHOUSE_VERSION}\n" in cloud
+    for script in (install, cloud):  # the pin comes from definition.py, never restated
+        assert ': "${CLICKHOUSE_VERSION:?' in script and CLICKHOUSE_VERSION not in script
+    assert f"\nexport CLICKHOUSE_VERSION={CLICKHOUSE_VERSION}\n" in render_install_script(DEFINITION)
     assert (
         f"\nHTTP_PORT={spec.ports['http']}\n" in cloud and f"\nNATIVE_PORT={spec.ports['native']}\n" in cloud
     )
@@ -458,7 +462,8 @@ def test_pins_ports_and_overrides_agree() -> None:
     assert removed and removed.group(1).split() == [*SYSTEM_LOGS_REMOVED, *LISTENERS_REMOVED]
     assert "tsbench-db.service" in cloud and "LimitNOFILE=262144" in cloud
     override = ET.fromstring(stock_config_override())
-    assert [e.tag for e in override] == [*SYSTEM_LOGS_REMOVED, *LISTENERS_REMOVED]
+    assert [e.tag for e in override] == ["logger", "timezone", *SYSTEM_LOGS_REMOVED, *LISTENERS_REMOVED]
+    assert override.findtext("logger/level") == "warning" and override.findtext("timezone") == "UTC"
     assert spec.files["/etc/clickhouse-server/config.d/tsbench.xml"] == stock_config_override()
     assert spec.secret_env == {"CLICKHOUSE_PASSWORD": PASSWORD_VARIABLE}
     assert spec.client_secrets == {"password": PASSWORD_VARIABLE} and spec.ulimits["nofile"] == (
@@ -469,7 +474,7 @@ def test_pins_ports_and_overrides_agree() -> None:
     assert endpoint.secrets == {"password": "pw"} and endpoint.database == "tsbench"
 
 
-def test_cloud_install_script_is_valid_bash() -> None:
+def test_cloud_install_script_is_valid_bash(tmp_path: Path) -> None:
     assert subprocess.run(["bash", "-n", str(CLOUD_SCRIPT)], capture_output=True).returncode == 0
     assert os.access(CLOUD_SCRIPT, os.X_OK) and os.access(INSTALL_SCRIPT, os.X_OK)
     checker = shutil.which("shellcheck")
@@ -477,7 +482,10 @@ def test_cloud_install_script_is_valid_bash() -> None:
         for script in (CLOUD_SCRIPT, INSTALL_SCRIPT):
             result = subprocess.run([checker, "-x", str(script)], capture_output=True, text=True, cwd=REPO)
             assert result.returncode == 0, result.stdout
-    # Without its contract's variables it refuses to run (before touching the machine).
+    # As the host runs it (rendered from the definition), without its contract's variables it
+    # refuses to run (before touching the machine).
+    rendered = tmp_path / "install_db.sh"
+    rendered.write_text(render_install_script(DEFINITION))
     env = {k: v for k, v in os.environ.items() if k not in ("DATA_DIR", "DB_PASSWORD")}
-    result = subprocess.run(["bash", str(CLOUD_SCRIPT)], env=env, capture_output=True, text=True, timeout=30)
+    result = subprocess.run(["bash", str(rendered)], env=env, capture_output=True, text=True, timeout=30)
     assert result.returncode != 0 and ("DATA_DIR" in result.stderr or "root" in result.stderr)

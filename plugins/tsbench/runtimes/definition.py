@@ -89,7 +89,9 @@ class ServerDefinition:
     configuration lists them; ``process`` holds settings given to the process rather than written
     to its configuration (heap, GC; keys are identifiers, e.g. ``heap_max``). ``install`` names
     the local install recipe in the target folder; ``install_env`` are extra variables it and the
-    cloud steps need (e.g. a package major version).
+    cloud steps need (e.g. a package major version). ``server`` names the target folder whose
+    server this is when a target runs another target's server (its recipes and version variable;
+    default: the target's own folder).
     """
 
     name: str
@@ -103,10 +105,16 @@ class ServerDefinition:
     # Position among the targets scripts/main.sh compares by default, which scripts/install_all.sh
     # installs up front (0: neither; the server's sources are not reachable from every machine).
     main_job: int = 0
+    server: str = ""
+
+    @property
+    def server_folder(self) -> str:
+        """The folder holding the server's recipes: ``server`` or the target's own."""
+        return self.server or self.name
 
     @property
     def version_variable(self) -> str:
-        return f"{self.name.upper()}_VERSION"
+        return f"{self.server_folder.upper()}_VERSION"
 
     def pinned_version(self) -> str:
         """The version to install and run: the pin, or the ``<NAME>_VERSION`` override."""
@@ -123,11 +131,12 @@ class ServerDefinition:
     @property
     def cloud_scripts(self) -> list[Path]:
         """The cloud host's own steps, in the order the rendered script runs them."""
-        return [TARGETS_DIR / step for step in self.cloud_steps or (f"{self.name}/cloud_install.sh",)]
+        steps = self.cloud_steps or (f"{self.server_folder}/cloud_install.sh",)
+        return [TARGETS_DIR / step for step in steps]
 
     @property
     def install_path(self) -> Path:
-        return TARGETS_DIR / self.name / self.install
+        return TARGETS_DIR / self.server_folder / self.install
 
     def install_environment(self) -> dict[str, str]:
         """Variables the install recipe reads: the version (and ``install_env``)."""

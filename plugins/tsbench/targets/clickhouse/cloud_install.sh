@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# ClickHouse on a cloud VM (tsbench's aws runtime; see README.md).
+# ClickHouse's own steps on a cloud VM (tsbench's aws runtime; see README.md). Not run as it is:
+# runtimes/cloud_install.py prepends the header rendered from definition.py (CLICKHOUSE_VERSION,
+# tsbench_settings: the tuning table) and runtimes/cloud_lib.sh (log, die, apt_get, UNIT).
 #
 # Contract: bash, run as root on a fresh Debian 12 VM with internet access, the data volume mounted.
 #   DATA_DIR     directory for everything the server keeps (created; owned by user clickhouse)
 #   DB_PASSWORD  password of ClickHouse user `default` (required; stored only as SHA-256)
-# Installs clickhouse-common-static/-server/-client 26.8.19.9 (the Docker image's release, held)
-# from ClickHouse's official apt repository; the server listens on all interfaces on the container
-# ports (HTTP 8123, native 9000) and nowhere else; database `tsbench` exists; systemd unit
-# tsbench-db.service is enabled and started (the packaged clickhouse-server.service is disabled).
+# Installs clickhouse-common-static/-server/-client of definition.py's version (the Docker image's
+# release, held) from ClickHouse's official apt repository; the server listens on all interfaces on
+# the container ports (HTTP 8123, native 9000) and nowhere else; database `tsbench` exists; systemd
+# unit tsbench-db.service is enabled and started (the packaged clickhouse-server.service is disabled).
 # Idempotent: a second run changes nothing and restarts the server only if its configuration changed.
 set -euo pipefail
 
-CLICKHOUSE_VERSION=26.8.19.9
+: "${CLICKHOUSE_VERSION:?rendered from definition.py by runtimes/cloud_install.py}"
 REPO=https://packages.clickhouse.com
 HTTP_PORT=8123
 NATIVE_PORT=9000
@@ -20,7 +22,6 @@ KEYRING=/usr/share/keyrings/clickhouse-keyring.gpg
 SOURCES=/etc/apt/sources.list.d/clickhouse.list
 CONFIG=/etc/clickhouse-server/config.d/tsbench.xml
 USERS=/etc/clickhouse-server/users.d/tsbench.xml
-UNIT=/etc/systemd/system/tsbench-db.service
 PACKAGES=(clickhouse-common-static clickhouse-server clickhouse-client)
 # Background system log tables and unused listeners of the stock configuration (the same list as
 # SYSTEM_LOGS_REMOVED and LISTENERS_REMOVED in server.py; a test keeps them equal).
@@ -32,20 +33,32 @@ REMOVED=(
     mysql_port postgresql_port interserver_http_port
 )
 
-log() { printf '[%s] [tsbench clickhouse] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() {
-    log "ERROR: $*"
-    exit 1
-}
-
 [[ "$(id -u)" -eq 0 ]] || die "run as root"
 [[ -n "${DATA_DIR:-}" ]] || die "DATA_DIR must name the data directory"
 [[ -n "${DB_PASSWORD:-}" ]] || die "DB_PASSWORD must be set (the server listens on all interfaces)"
 [[ "$DATA_DIR" == /* ]] || die "DATA_DIR must be an absolute path"
 DATA_DIR="${DATA_DIR%/}"
 export DEBIAN_FRONTEND=noninteractive
-# A fresh VM's first boot may hold the dpkg lock (unattended upgrades): wait for it.
-apt_get() { apt-get -y -qq -o DPkg::Lock::Timeout=600 "$@"; }
+
+# tuning_xml: the tuning table (tsbench_settings) as config.xml elements, dotted paths nested
+# (logger.level -> <logger><level>...</level></logger>), values escaped; sorted, so elements that
+# share a parent are written inside one.
+tuning_xml() {
+    tsbench_settings | LC_ALL=C sort -t "$(printf '\t')" -k1,1 | awk -F '\t' '
+        function pad(level, text) { while (level-- > 0) text = "    " text; return text }
+        function close_to(level) { while (depth > level) { print pad(depth, "</" open[depth] ">"); depth-- } }
+        {
+            n = split($1, part, ".")
+            same = 0
+            while (same < depth && same < n - 1 && part[same + 1] == open[same + 1]) same++
+            close_to(same)
+            while (depth < n - 1) { depth++; open[depth] = part[depth]; print pad(depth, "<" open[depth] ">") }
+            value = $2
+            gsub(/&/, "\\&amp;", value); gsub(/</, "\\&lt;", value); gsub(/>/, "\\&gt;", value)
+            print pad(depth + 1, "<" part[n] ">" value "</" part[n] ">")
+        }
+        END { close_to(0) }'
+}
 
 installed_version() {
     if [[ -x /usr/bin/clickhouse ]]; then
@@ -91,7 +104,7 @@ write() {
 }
 
 {
-    echo "<!-- written by tsbench (targets/clickhouse/cloud_install.sh) -->"
+    echo "<!-- written by tsbench (targets/clickhouse/cloud_install.sh; tuning from definition.py) -->"
     echo "<clickhouse>"
     echo "    <listen_host>0.0.0.0</listen_host>"
     echo "    <http_port>$HTTP_PORT</http_port>"
@@ -101,7 +114,7 @@ write() {
     echo "    <user_files_path>$DATA_DIR/user_files/</user_files_path>"
     echo "    <format_schema_path>$DATA_DIR/format_schemas/</format_schema_path>"
     echo "    <user_directories><local_directory><path>$DATA_DIR/access/</path></local_directory></user_directories>"
-    echo "    <timezone>UTC</timezone>"
+    tuning_xml
     for name in "${REMOVED[@]}"; do
         echo "    <$name remove=\"1\"/>"
     done

@@ -1,21 +1,25 @@
-"""ClickHouse as a container: the official ``clickhouse/clickhouse-server`` image (26.8 LTS).
+"""ClickHouse as a container: the official ``clickhouse/clickhouse-server`` image at the
+definition's version (26.8 LTS).
 
 The image's entry point creates the database named by ``CLICKHOUSE_DB`` and sets the password of
 user ``default`` from ``CLICKHOUSE_PASSWORD`` (given through ``secret_env``, never written here).
-The same override as the cloud VM's (no background system log tables, no MySQL, PostgreSQL or
-interserver listeners) is mounted into ``config.d``; otherwise the image's stock configuration
-applies (listeners on all interfaces, 8123 HTTP / 9000 native).
+The same override as the cloud VM's (the definition's tuning table; no background system log tables,
+no MySQL, PostgreSQL or interserver listeners) is mounted into ``config.d``; otherwise the image's
+stock configuration applies (listeners on all interfaces, 8123 HTTP / 9000 native).
 """
 
 from __future__ import annotations
 
 from tsbench.runtimes.container_spec import ContainerSpec, HealthCheck
-from tsbench.targets.clickhouse.server import CLICKHOUSE_VERSION, DATABASE, USER, stock_config_override
+from tsbench.targets.clickhouse.definition import DEFINITION
+from tsbench.targets.clickhouse.server import DATABASE, USER, stock_config_override
 
 PASSWORD_VARIABLE = "TSBENCH_CLICKHOUSE_PASSWORD"
+CLICKHOUSE_VERSION = DEFINITION.version
+LINE = ".".join(CLICKHOUSE_VERSION.split(".")[:2])  # the release line, e.g. 26.8: the flavour's name
 
 CONTAINERS: dict[str, ContainerSpec] = {
-    "26.8": ContainerSpec(
+    LINE: ContainerSpec(
         image=f"clickhouse/clickhouse-server:{CLICKHOUSE_VERSION}",
         ports={"http": 8123, "native": 9000},
         data_paths=("/var/lib/clickhouse",),
@@ -37,10 +41,9 @@ CONTAINERS: dict[str, ContainerSpec] = {
         client_extra={"ingest": "HTTP, INSERT … FORMAT Arrow", "query": "HTTP (clickhouse-connect)"},
         client_secrets={"password": PASSWORD_VARIABLE},
         note=(
-            f"official image clickhouse/clickhouse-server:{CLICKHOUSE_VERSION} (26.8 LTS, Ubuntu based), "
-            "stock configuration minus the background system log tables and unused listeners; same "
-            "release as the local "
-            "packages and the cloud install"
+            f"official image clickhouse/clickhouse-server:{CLICKHOUSE_VERSION} ({LINE} LTS, Ubuntu based), "
+            "stock configuration plus the definition's tuning, minus the background system log tables "
+            "and unused listeners; same release as the local packages and the cloud install"
         ),
     ),
 }

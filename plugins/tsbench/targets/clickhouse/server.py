@@ -8,10 +8,11 @@ background system log tables) and ``users.xml`` (user ``default`` with a per-ins
 as SHA-256 only; loopback networks). The password is generated once into ``<home>/client.secret``
 (0600) and handed to clients only through ``Endpoint.secrets``.
 
-The server package pinned here is the same release as the Docker image in ``container.py`` and the
-cloud VM's ``cloud_install.sh``. The packages cannot be fetched on machines that reach only language
-and Debian registries: ``scripts/install_clickhouse.sh`` then fails at once with a clear message
-(README.md, "What was tested where").
+Version and tuning come from ``definition.py`` (one pin and one table for every runtime); the
+table's elements go into ``config.xml`` here and into the ``config.d`` override of the container and
+the cloud VM. The packages cannot be fetched on machines that reach only language and Debian
+registries: ``install.sh`` then fails at once with a clear message (README.md, "What was tested
+where").
 """
 
 from __future__ import annotations
@@ -25,15 +26,16 @@ import signal
 import subprocess
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 from xml.sax.saxutils import escape
 
 from tsbench.runtimes.local import ServerRecipe
 from tsbench.targets.base import Endpoint, TargetError
+from tsbench.targets.clickhouse.definition import DEFINITION
 
-# One pin for every runtime: the apt packages (scripts/install_clickhouse.sh, cloud_install.sh) and
-# the image tag (container.py). 26.8 is the current LTS line.
-CLICKHOUSE_VERSION = "26.8.19.9"
+CLICKHOUSE_VERSION = DEFINITION.version  # the apt packages, the image tag and the cloud install
 HOST = "127.0.0.1"
 USER = "default"
 DATABASE = "tsbench"
@@ -70,19 +72,43 @@ SYSTEM_LOGS_REMOVED = (
 LISTENERS_REMOVED = ("mysql_port", "postgresql_port", "interserver_http_port")
 
 
+def xml_elements(settings: Mapping[str, str], indent: str = "    ") -> list[str]:
+    """Settings with dotted paths as nested elements (``logger.level`` → ``<logger><level>``), one
+    per line; settings sharing a parent element go into one element, in first-seen order."""
+    tree: dict[str, Any] = {}
+    for path, value in settings.items():
+        *parents, leaf = path.split(".")
+        node = tree
+        for name in parents:
+            node = node.setdefault(name, {})
+        node[leaf] = value
+    return _element_lines(tree, indent)
+
+
+def _element_lines(tree: Mapping[str, Any], indent: str) -> list[str]:
+    lines = []
+    for name, value in tree.items():
+        if isinstance(value, Mapping):
+            lines += [f"{indent}<{name}>", *_element_lines(value, indent + "    "), f"{indent}</{name}>"]
+        else:
+            lines.append(f"{indent}<{name}>{escape(value)}</{name}>")
+    return lines
+
+
 def stock_config_override() -> str:
-    """A ``config.d`` file for the stock configuration (container image, cloud VM): removes the
-    background system log tables and the unused listeners."""
-    removed = "\n".join(f'    <{name} remove="1"/>' for name in (*SYSTEM_LOGS_REMOVED, *LISTENERS_REMOVED))
-    header = "<!-- written by tsbench (targets/clickhouse/server.py) -->"
-    return f"{header}\n<clickhouse>\n{removed}\n</clickhouse>\n"
+    """A ``config.d`` file for the stock configuration (container image, cloud VM): the definition's
+    tuning table, and the removal of the background system log tables and the unused listeners."""
+    removed = [f'    <{name} remove="1"/>' for name in (*SYSTEM_LOGS_REMOVED, *LISTENERS_REMOVED)]
+    header = "<!-- written by tsbench (targets/clickhouse/server.py; tuning from definition.py) -->"
+    body = "\n".join([*xml_elements(DEFINITION.settings()), *removed])
+    return f"{header}\n<clickhouse>\n{body}\n</clickhouse>\n"
 
 
 def clickhouse_binary() -> str:
     """The ``clickhouse`` multi-tool binary of the ``clickhouse-common-static`` package."""
     found = shutil.which("clickhouse") or "/usr/bin/clickhouse"
     if not os.access(found, os.X_OK):
-        raise TargetError("clickhouse: /usr/bin/clickhouse is missing; run scripts/install_clickhouse.sh")
+        raise TargetError("clickhouse: /usr/bin/clickhouse is missing; run targets/clickhouse/install.sh")
     return found
 
 
@@ -92,7 +118,7 @@ def password_sha256(password: str) -> str:
 
 class ClickHouseServer(ServerRecipe):
     name = "clickhouse"
-    install_script = "install_clickhouse.sh"
+    definition = DEFINITION
     # http: HTTP interface (clickhouse-connect, /ping); native: TCP protocol (clickhouse-client).
     port_roles = ("http", "native")
     stop_signal = signal.SIGTERM  # finishes running queries and in-flight inserts, then exits
@@ -133,30 +159,23 @@ class ClickHouseServer(ServerRecipe):
         self._write(self.users_path, self.users_text(), 0o600)
 
     def config_text(self) -> str:
-        data = escape(str(self.data_dir))
-        return f"""<!-- written by tsbench (targets/clickhouse/server.py); ClickHouse's defaults elsewhere -->
-<clickhouse>
-    <logger>
-        <level>warning</level>
-        <console>1</console>
-    </logger>
-    <listen_host>{HOST}</listen_host>
-    <http_port>{int(self.ports["http"])}</http_port>
-    <tcp_port>{int(self.ports["native"])}</tcp_port>
-    <path>{data}/</path>
-    <tmp_path>{data}/tmp/</tmp_path>
-    <user_files_path>{data}/user_files/</user_files_path>
-    <format_schema_path>{data}/format_schemas/</format_schema_path>
-    <user_directories>
-        <users_xml>
-            <path>{escape(str(self.users_path))}</path>
-        </users_xml>
-    </user_directories>
-    <default_profile>default</default_profile>
-    <default_database>default</default_database>
-    <timezone>UTC</timezone>
-</clickhouse>
-"""
+        data = str(self.data_dir)
+        elements = {
+            "logger.console": "1",  # to stdout: the runtime's server.log
+            "listen_host": HOST,
+            "http_port": str(int(self.ports["http"])),
+            "tcp_port": str(int(self.ports["native"])),
+            "path": f"{data}/",
+            "tmp_path": f"{data}/tmp/",
+            "user_files_path": f"{data}/user_files/",
+            "format_schema_path": f"{data}/format_schemas/",
+            "user_directories.users_xml.path": str(self.users_path),
+            "default_profile": "default",
+            "default_database": "default",
+            **DEFINITION.settings(),
+        }
+        header = "<!-- written by tsbench (targets/clickhouse/server.py); ClickHouse's defaults elsewhere -->"
+        return "\n".join([header, "<clickhouse>", *xml_elements(elements), "</clickhouse>"]) + "\n"
 
     def users_text(self) -> str:
         return f"""<!-- written by tsbench (targets/clickhouse/server.py) -->

@@ -1,27 +1,26 @@
 #!/usr/bin/env bash
-# Install the ClickHouse server from ClickHouse's official apt repository (packages.clickhouse.com),
-# pinned to the release of the Docker image (targets/clickhouse/container.py) and of the cloud
-# install (targets/clickhouse/cloud_install.sh):
+# Install the ClickHouse server from ClickHouse's official apt repository (packages.clickhouse.com):
+# the local runtime's install recipe, run by scripts/install.sh clickhouse (or the local runtime) with
+# CLICKHOUSE_VERSION from definition.py (the release of the Docker image and of the cloud install):
 #
 #   clickhouse-common-static, clickhouse-server, clickhouse-client = $CLICKHOUSE_VERSION (held)
 #   -> /usr/bin/clickhouse (one multi-tool binary: `clickhouse server`, `clickhouse client`, ...)
 #
 # The packaged clickhouse-server service is stopped and disabled: tsbench runs its own instances
-#   clickhouse server --config-file=<home>/config.xml          (targets/clickhouse/server.py)
+#   clickhouse server --config-file=<home>/config.xml          (server.py)
 # with their own loopback ports, data directory and users.xml. Readiness: GET /ping -> "Ok.".
 #
 # Debian's own clickhouse packages are 18.16 (2018) and are not used. The official repository is
 # checked first: where it cannot be reached (machines that reach only language and Debian package
 # registries), the script exits at once with a message and changes nothing; ClickHouse then runs in
-# the docker or aws runtime only (see targets/clickhouse/README.md).
+# the docker or aws runtime only (see README.md).
 #
-# Environment: CLICKHOUSE_VERSION (pin), CLICKHOUSE_REPO (repository base URL, for mirrors).
+# Environment: CLICKHOUSE_VERSION (the pin), CLICKHOUSE_REPO (repository base URL, for mirrors).
 # Idempotent: exits at once when /usr/bin/clickhouse already is $CLICKHOUSE_VERSION.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-
-CLICKHOUSE_VERSION="${CLICKHOUSE_VERSION:-26.8.19.9}"
+source "$(dirname "${BASH_SOURCE[0]}")/../../../../scripts/lib.sh"
+: "${CLICKHOUSE_VERSION:?from targets/clickhouse/definition.py: run scripts/install.sh clickhouse}"
 CLICKHOUSE_REPO="${CLICKHOUSE_REPO:-https://packages.clickhouse.com}"
 KEYRING=/usr/share/keyrings/clickhouse-keyring.gpg
 SOURCES=/etc/apt/sources.list.d/clickhouse.list
