@@ -9,13 +9,12 @@ echo "== servers and tools (installed by the project's scripts; idempotent)"
 bash scripts/install_all.sh            # the main job's servers (targets' install.sh), MinIO
 bash scripts/install_report_tools.sh   # Chromium, poppler-utils, fonts (to look at reports)
 bash scripts/install_test_tools.sh     # the linter of the shell scripts
-bash scripts/install_griddb_client.sh >/dev/null  # GridDB's official Java client (Maven Central) for its target tests
 # A private Docker engine (Debian's docker.io unpacked, own socket; no system service) for the
 # Docker runtime's tests: exports TSBENCH_TEST_DOCKER_HOST and TSBENCH_TEST_BUSYBOX.
 eval "$(bash scripts/install_test_docker_engine.sh)"
-# Targets' own test preparations (e.g. a server build in the background while lint and the other
-# tests run; after the apt installs above: one dpkg at a time), sourced: they export what their
-# tests read.
+# Targets' own test preparations (e.g. a client install, or a server build in the background while
+# lint and the other tests run; after the apt installs above: one dpkg at a time), sourced: they
+# export what their tests read.
 # shellcheck source=scripts/lib.sh
 source scripts/lib.sh
 for prepare in plugins/tsbench/targets/*/test_prepare.sh; do

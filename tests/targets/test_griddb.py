@@ -158,7 +158,7 @@ def java() -> Any:
     try:
         return client.java()
     except TargetError as error:
-        if "install_griddb_client.sh failed" in str(error):
+        if "install_client.sh failed" in str(error):
             pytest.skip(f"the GridDB Java client cannot be installed here: {error}")
         raise
 
@@ -551,24 +551,30 @@ def test_fetched_columns_are_split_into_one_result_per_query(small_dataset: Data
 
 
 def test_cloud_install_writes_griddb_json_on_the_container_ports() -> None:
-    """The two configuration files of cloud_install.sh are valid JSON (evaluated by bash) and use the
-    ports and cluster of container.py."""
+    """The two configuration files of the rendered cloud script are valid JSON (evaluated by bash on a
+    2-core / 4 GiB machine) and use the ports and cluster of container.py and the definition's table."""
+    from tsbench.runtimes.cloud_install import render_install_script
+    from tsbench.runtimes.definition import Machine
     from tsbench.targets.griddb.container import PORTS
+    from tsbench.targets.griddb.definition import DEFINITION
+    from tsbench.targets.griddb.server import tuning_sections
 
-    script = (Path(dialect.__file__).parent / "cloud_install.sh").read_text()
+    script = render_install_script(DEFINITION)
+    header = script.split("# --- runtimes/cloud_lib.sh ---")[0]
+    members = "json_members() {" + script.split("\njson_members() {", 1)[1].split("\n}\n", 1)[0] + "\n}\n"
     values = (
-        "DATA_DIR=/data/db GS_HOME=/var/lib/gridstore store_mb=4096 cores=2 address=10.0.0.5 CLUSTER=tsbench "
-        'public_transaction=""'
+        'DATA_DIR=/data/db GS_HOME=/var/lib/gridstore address=10.0.0.5 CLUSTER=tsbench public_transaction=""'
     )
     configs = {}
     for name in ("gs_node.json", "gs_cluster.json"):
         marker = f'cat >"$GS_HOME/conf/{name}.tmp" <<JSON\n'
         body = script.split(marker, 1)[1].split("\nJSON\n", 1)[0]
         text = subprocess.run(
-            ["bash", "-c", f"{values}; cat <<JSON\n{body}\nJSON\n"],
+            ["bash", "-c", f"{header}\n{members}\n{values}; cat <<JSON\n{body}\nJSON\n"],
             capture_output=True,
             text=True,
             check=True,
+            env={"TSBENCH_CORES": "2", "TSBENCH_MEMORY_MIB": "4096", "PATH": "/usr/bin:/bin"},
         ).stdout
         configs[name] = json.loads(text)
     node, cluster = configs["gs_node.json"], configs["gs_cluster.json"]
@@ -581,7 +587,45 @@ def test_cloud_install_writes_griddb_json_on_the_container_ports() -> None:
         node["dataStore"]["dbPath"] == "/data/db/data"
         and node["dataStore"]["transactionLogPath"] == "/data/db/txnlog"
     )
+    tuning = {
+        section: {key: value for key, value in node[section].items() if not key.endswith("Path")}
+        for section in ("dataStore", "checkpoint")
+    }
+    assert tuning == {
+        "dataStore": {
+            "storeMemoryLimit": "2048MB",  # half of 4 GiB
+            "concurrency": 2,
+            "storeCompressionMode": "NO_COMPRESSION",
+            "logWriteMode": 1,
+            "persistencyMode": "NORMAL",
+            "affinityGroupSize": 4,
+        },
+        "checkpoint": {"checkpointInterval": "60s"},
+    }
+    assert DEFINITION.settings(Machine(cores=2, memory_mib=4096))["dataStore.storeMemoryLimit"] == "2048MB"
+    assert (
+        tuning_sections()["dataStore"]["storeMemoryLimit"]
+        == DEFINITION.settings()["dataStore.storeMemoryLimit"]
+    )
     assert "tsbench-db.service" in script and "DB_PASSWORD" in script
+
+
+def test_the_version_is_the_definitions() -> None:
+    """One pin: the image, the install recipe and the rendered cloud script take definition.py's."""
+    from tsbench.runtimes.cloud_install import render_install_script
+    from tsbench.targets.griddb.container import CONTAINERS
+    from tsbench.targets.griddb.definition import DEFINITION
+
+    assert DEFINITION.version == "5.6.0" and DEFINITION.main_job == 0
+    assert [spec.image for spec in CONTAINERS.values()] == ["griddb/griddb:5.6.0-jammy"]
+    folder = Path(dialect.__file__).parent
+    for script in ("install.sh", "cloud_install.sh"):
+        text = (folder / script).read_text()
+        assert ': "${GRIDDB_VERSION:?' in text and DEFINITION.version not in text, script
+        assert DEFINITION.install_env["GRIDDB_DEB_SHA512"] not in text, script
+    rendered = render_install_script(DEFINITION)
+    assert "\nexport GRIDDB_VERSION=5.6.0\n" in rendered
+    assert f"\nexport GRIDDB_DEB_SHA512={DEFINITION.install_env['GRIDDB_DEB_SHA512']}\n" in rendered
 
 
 def test_tags_collection_rows_are_the_datasets_tags(small_dataset: Dataset, java: Any) -> None:

@@ -4,7 +4,7 @@ griddb_python 5.9 is pure Python over JPype and the Java client, but it imports 
 jar ``gridstore-arrow`` when it is imported, and neither that artifact nor gridstore ≥ 5.7 is in
 the Maven Central our machines reach (gridstore 5.6.0 is). So tsbench does what griddb_python does
 underneath — JPype + the Java client — and moves whole columns through its own small Java class
-``tsbench.griddb.Bulk`` (``java/``, compiled by ``scripts/install_griddb_client.sh``): a batch
+``tsbench.griddb.Bulk`` (``java/``, compiled by ``install_client.sh``): a batch
 crosses the language boundary as a few primitive arrays, never cell by cell.
 
 The JVM is started once per process (JPype cannot restart it) with the two jars on its class path;
@@ -37,7 +37,7 @@ from tsbench.targets.griddb.shape import Payload, StringColumn
 
 CLIENT_VERSION = "5.6.0"  # com.github.griddb:gridstore, the newest in the Maven Central we reach
 JAVA_SOURCE = Path(__file__).resolve().parent / "java" / "tsbench" / "griddb" / "Bulk.java"
-INSTALL_SCRIPT = Path(__file__).resolve().parents[4] / "scripts" / "install_griddb_client.sh"
+INSTALL_SCRIPT = Path(__file__).resolve().parent / "install_client.sh"
 
 CLUSTER = "tsbench"  # cluster name of every tsbench GridDB server
 USER = "admin"
@@ -69,7 +69,7 @@ def classpath() -> list[Path]:
 
 
 def install() -> list[Path]:
-    """Run scripts/install_griddb_client.sh unless both jars are in place; the class path."""
+    """Run ``install_client.sh`` unless both jars are in place; the class path."""
     jars = classpath()
     if all(jar.is_file() for jar in jars):
         return jars

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# GridDB CE 5.6.0 on a fresh Debian 12 cloud VM (tsbench's cloud runtime). Runs as root, from the
-# benchmark host's first-boot script (infra/modules/benchmark_host); safe to run again.
+# GridDB CE's own steps on a fresh Debian 12 cloud VM (tsbench's cloud runtime). Not run as it is:
+# runtimes/cloud_install.py prepends the header rendered from definition.py (GRIDDB_VERSION,
+# GRIDDB_DEB_SHA512, tsbench_settings: the tuning table on this VM's cores and memory) and
+# runtimes/cloud_lib.sh (log, die, apt_get, install_db_unit). Runs as root, from the benchmark host's
+# first-boot script (infra/modules/benchmark_host); safe to run again.
 #
 # Environment:
 #   DATA_DIR        GridDB's data files (DATA_DIR/data) and transaction log = WAL (DATA_DIR/txnlog),
@@ -12,8 +15,8 @@
 #                   network: it becomes transaction.publicServiceAddress and the client must use
 #                   connectionRoute=PUBLIC (endpoint extra "connection_route": "PUBLIC").
 #
-# Installs griddb_5.6.0_amd64.deb, the official release package (sha512 pinned, the file the image
-# griddb/griddb:5.6.0-jammy is built from), disables the package's own gridstore.service and runs the
+# Installs griddb_<version>_amd64.deb, the official release package (sha512 pinned, the file the image
+# griddb/griddb:<version>-jammy is built from), disables the package's own gridstore.service and runs the
 # node as user gsadm under systemd unit tsbench-db.service: a one-node cluster "tsbench" (fixed list
 # at the VM's primary address), GridDB's default ports on all interfaces: 10001 transaction (clients),
 # 10040 system (REST), 10010 cluster, 10020 sync, 20001 sql. After each start the unit joins the node
@@ -24,22 +27,26 @@ set -euo pipefail
 DB_PASSWORD="${DB_PASSWORD:-}"
 PUBLIC_ADDRESS="${PUBLIC_ADDRESS:-}"
 
-GRIDDB_VERSION=5.6.0
-DEB_SHA512=1b19a75c5c60cf320ae836d495c82aad4c0eb4ea81d6666ca5c9aca33dbb8ae2e87d56fd5c784fc10e50536328c02550c22c032d175c75bd5a1b858f48b0c6f5
+: "${GRIDDB_VERSION:?rendered from definition.py by runtimes/cloud_install.py}"
+DEB_SHA512="${GRIDDB_DEB_SHA512:?rendered from definition.py by runtimes/cloud_install.py}"
 DEB="griddb_${GRIDDB_VERSION}_amd64.deb"
 URL="https://github.com/griddb/griddb/releases/download/v$GRIDDB_VERSION/$DEB"
 GS_HOME=/var/lib/gridstore
 CLUSTER=tsbench
-UNIT=/etc/systemd/system/tsbench-db.service
 SECRET=/etc/tsbench/griddb-admin.password
 JOIN=/usr/local/lib/tsbench/griddb-join
 
-log() { echo "[griddb cloud_install] $*"; }
-die() {
-    log "ERROR: $*" >&2
-    exit 1
+# json_members SECTION: the tuning table's SECTION.* settings (tsbench_settings) as gs_node.json
+# members, one a line, comma-separated: whole numbers as JSON numbers, the rest as strings (the rule
+# of server.py's json_value).
+json_members() {
+    tsbench_settings | awk -F '\t' -v prefix="$1." '
+        index($1, prefix) == 1 {
+            value = ($2 ~ /^-?[0-9]+$/) ? $2 : "\"" $2 "\""
+            printf "%s    \"%s\": %s", separator, substr($1, length(prefix) + 1), value
+            separator = ",\n"
+        }'
 }
-apt_get() { DEBIAN_FRONTEND=noninteractive apt-get -y -q -o DPkg::Lock::Timeout=600 "$@"; }
 
 [[ "$DB_PASSWORD" != *$'\n'* ]] || die "DB_PASSWORD must be one line"
 if [[ -z "$DB_PASSWORD" ]]; then
@@ -79,12 +86,7 @@ if [[ -n "$PUBLIC_ADDRESS" ]]; then
 fi
 
 umask 027
-# dataStore tuning: as targets/griddb/server.py (DATASTORE_TUNING) except the memory limit, which
-# follows the VM: half the RAM, at least 1 GiB.
-mem_mb="$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)"
-store_mb=$((mem_mb / 2))
-((store_mb >= 1024)) || store_mb=1024
-cores="$(nproc)"
+# Tuning (dataStore, checkpoint): the definition's table on this VM's cores and memory.
 cat >"$GS_HOME/conf/gs_node.json.tmp" <<JSON
 {
   "dataStore": {
@@ -92,14 +94,11 @@ cat >"$GS_HOME/conf/gs_node.json.tmp" <<JSON
     "transactionLogPath": "$DATA_DIR/txnlog",
     "backupPath": "$GS_HOME/backup",
     "syncTempPath": "$GS_HOME/sync",
-    "storeMemoryLimit": "${store_mb}MB",
-    "concurrency": $cores,
-    "storeCompressionMode": "NO_COMPRESSION",
-    "logWriteMode": 1,
-    "persistencyMode": "NORMAL",
-    "affinityGroupSize": 4
+$(json_members dataStore)
   },
-  "checkpoint": {"checkpointInterval": "60s"},
+  "checkpoint": {
+$(json_members checkpoint)
+  },
   "cluster": {"servicePort": 10010},
   "sync": {"servicePort": 10020},
   "system": {"servicePort": 10040, "eventLogPath": "$GS_HOME/log"},
@@ -168,14 +167,7 @@ SCRIPT
 chmod 0700 "$JOIN"
 
 log "systemd unit tsbench-db.service"
-cat >"$UNIT" <<UNIT
-[Unit]
-Description=tsbench database: GridDB CE $GRIDDB_VERSION
-After=network-online.target
-Wants=network-online.target
-RequiresMountsFor=$DATA_DIR
-
-[Service]
+install_db_unit "GridDB CE $GRIDDB_VERSION" <<UNIT
 User=gsadm
 Group=gsadm
 Environment=GS_HOME=$GS_HOME GS_LOG=$GS_HOME/log
@@ -186,13 +178,5 @@ LimitNOFILE=65536
 KillSignal=SIGTERM
 TimeoutStartSec=900
 TimeoutStopSec=300
-# No automatic restart: a crash during a benchmark must show, not be hidden.
-Restart=no
-
-[Install]
-WantedBy=multi-user.target
 UNIT
-systemctl daemon-reload
-systemctl enable tsbench-db.service
-systemctl restart tsbench-db.service
 log "GridDB $GRIDDB_VERSION is serving cluster $CLUSTER on $address:10001"

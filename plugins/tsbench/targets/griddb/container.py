@@ -1,14 +1,14 @@
-"""GridDB as a container: the official image ``griddb/griddb`` at the local runtime's version.
+"""GridDB as a container: the official image ``griddb/griddb`` at the definition's version.
 
-``griddb/griddb:5.6.0-jammy`` (GridDB CE 5.6.0 on Ubuntu 22.04, built from the same
-``griddb_5.6.0_amd64.deb`` that scripts/install_griddb.sh pins). Its entry script initialises
+``griddb/griddb:<version>-jammy`` (GridDB CE on Ubuntu 22.04, built from the same
+``griddb_<version>_amd64.deb`` that install.sh installs). Its entry script initialises
 ``/var/lib/gridstore`` on first start: ``gs_passwd admin`` with ``GRIDDB_PASSWORD``, cluster name
 ``GRIDDB_CLUSTER_NAME``, and with ``NOTIFICATION_MEMBER=1`` a one-member fixed list at the container's
 own address (ports 10010 cluster, 10020 sync, 10040 system, 10001 transaction, 20001 sql); then
 ``gs_startnode`` + ``gs_joincluster``. tsbench writes ``conf/gs_node.json`` first: the package's
-defaults (relative paths, default ports, no service address) plus the local recipe's ``dataStore``
-tuning. ``data/`` (checkpointed data files) and ``txnlog/`` (transaction log) are the volumes that count
-as the footprint on disk.
+defaults (relative paths, default ports, no service address) plus the definition's tuning table
+(``dataStore``, ``checkpoint``), as the local recipe. ``data/`` (checkpointed data files) and
+``txnlog/`` (transaction log) are the volumes that count as the footprint on disk.
 
 Clients must reach the address the node reports (the container's own): true for a client on the
 Docker host (bridge addresses are routed there); a remote client needs GridDB's public-address route.
@@ -20,21 +20,24 @@ import json
 
 from tsbench.runtimes.container_spec import ContainerSpec, HealthCheck
 from tsbench.targets.griddb.client import CLUSTER, DATABASE, USER
-from tsbench.targets.griddb.server import CHECKPOINT_INTERVAL, DATASTORE_TUNING, DEFAULT_VERSION
+from tsbench.targets.griddb.definition import DEFINITION
+from tsbench.targets.griddb.server import tuning_sections
 
 GS_HOME = "/var/lib/gridstore"
 PASSWORD_VARIABLE = "TSBENCH_GRIDDB_PASSWORD"
 PORTS = {"transaction": 10001, "system": 10040, "cluster": 10010, "sync": 10020, "sql": 20001}
+VERSION = DEFINITION.version
+TUNING = tuning_sections()
 
 NODE_CONFIG = {
+    **TUNING,
     "dataStore": {
         "dbPath": "data",
         "transactionLogPath": "txnlog",
         "backupPath": "backup",
         "syncTempPath": "sync",
-        **DATASTORE_TUNING,
+        **TUNING["dataStore"],
     },
-    "checkpoint": {"checkpointInterval": CHECKPOINT_INTERVAL},
     "cluster": {"servicePort": PORTS["cluster"]},
     "sync": {"servicePort": PORTS["sync"]},
     "system": {"servicePort": PORTS["system"], "eventLogPath": "log"},
@@ -48,8 +51,8 @@ MASTER_CHECK = (
 )
 
 CONTAINERS: dict[str, ContainerSpec] = {
-    DEFAULT_VERSION: ContainerSpec(
-        image=f"griddb/griddb:{DEFAULT_VERSION}-jammy",
+    VERSION: ContainerSpec(
+        image=f"griddb/griddb:{VERSION}-jammy",
         ports=PORTS,
         data_paths=(f"{GS_HOME}/data", f"{GS_HOME}/txnlog"),
         healthcheck=HealthCheck(
@@ -68,8 +71,8 @@ CONTAINERS: dict[str, ContainerSpec] = {
         client_secrets={"password": PASSWORD_VARIABLE},
         stop_timeout_s=120.0,
         note=(
-            f"official image griddb/griddb:{DEFAULT_VERSION}-jammy (GridDB Community Edition), the local "
-            "runtime's version and dataStore tuning; one-node fixed-list cluster 'tsbench'; admin password "
+            f"official image griddb/griddb:{VERSION}-jammy (GridDB Community Edition), the definition's "
+            "version and dataStore/checkpoint tuning; one-node fixed-list cluster 'tsbench'; admin password "
             "generated per instance"
         ),
     ),

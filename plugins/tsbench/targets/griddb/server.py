@@ -11,8 +11,9 @@ background). Ready = ``GET /node/stat`` on the system port answers with recovery
 ``after_start`` joins the node to cluster ``tsbench`` (fixed-list mode, one member: what
 ``gs_joincluster -n 1`` does) and waits for ``clusterStatus`` MASTER and ``partitionStatus`` NORMAL.
 
-Not run on our machines: the server package is published on GitHub releases only, which they cannot
-reach (``scripts/install_griddb.sh`` says so and stops). Everything here follows GridDB's documented
+Version and ``dataStore``/``checkpoint`` tuning come from ``definition.py`` (one table for every
+runtime). Not run on our machines: the server package is published on GitHub releases only, which
+they cannot reach (``install.sh`` says so and stops). Everything here follows GridDB's documented
 configuration; it is exercised in Docker/cloud runs.
 """
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -33,21 +35,26 @@ from tsbench.runtimes.local import ServerRecipe
 from tsbench.targets.base import Endpoint, TargetError
 from tsbench.targets.griddb import rest
 from tsbench.targets.griddb.client import CLUSTER, DATABASE, USER, opt_dir
+from tsbench.targets.griddb.definition import DEFINITION
 
-DEFAULT_VERSION = "5.6.0"  # the pin of scripts/install_griddb.sh and container.py (griddb/griddb:5.6.0-jammy)
 HOST = "127.0.0.1"
 JOIN_TIMEOUT_S = 120.0
 
-# gs_node.json "dataStore" tuning for the 2-core / 24 GiB benchmark box (README.md, "Configuration").
-DATASTORE_TUNING: dict[str, Any] = {
-    "storeMemoryLimit": "8192MB",  # default 1024MB: the block cache that holds recent rows
-    "concurrency": 2,  # default 4: one processing thread per core
-    "storeCompressionMode": "NO_COMPRESSION",  # the CE default, stated
-    "logWriteMode": 1,  # the default: transaction log flushed to disk every 1 s (0 = every commit)
-    "persistencyMode": "NORMAL",  # the default
-    "affinityGroupSize": 4,  # the default
-}
-CHECKPOINT_INTERVAL = "60s"  # the default
+
+def json_value(text: str) -> int | str:
+    """A tuning value as ``gs_node.json`` takes it: whole numbers as numbers, the rest as strings (the
+    cloud script's rule too)."""
+    return int(text) if re.fullmatch(r"-?[0-9]+", text) else text
+
+
+def tuning_sections() -> dict[str, dict[str, Any]]:
+    """The definition's table on this host as ``gs_node.json`` sections
+    (``dataStore.concurrency`` → ``{"dataStore": {"concurrency": 2}}``)."""
+    sections: dict[str, dict[str, Any]] = {}
+    for key, value in DEFINITION.settings().items():
+        section, name = key.split(".", 1)
+        sections.setdefault(section, {})[name] = json_value(value)
+    return sections
 
 
 def gsserver_binary() -> str:
@@ -59,7 +66,7 @@ def gsserver_binary() -> str:
             return path
     found = shutil.which("gsserver")
     if not found:
-        raise TargetError("griddb: gsserver is not installed; run scripts/install_griddb.sh")
+        raise TargetError("griddb: gsserver is not installed; run targets/griddb/install.sh")
     return found
 
 
@@ -70,7 +77,7 @@ def password_digest(password: str) -> str:
 
 class GridDBServer(ServerRecipe):
     name = "griddb"
-    install_script = "install_griddb.sh"
+    definition = DEFINITION
     # transaction: the client API (fixed-list notification member); system: REST (/node/stat, join);
     # cluster and sync: node-to-node; sql: the JDBC/SQL service (always on in GridDB CE).
     port_roles = ("transaction", "system", "cluster", "sync", "sql")
@@ -103,15 +110,16 @@ class GridDBServer(ServerRecipe):
         service["system"]["eventLogPath"] = str(home / "log")
         service["transaction"]["connectionLimit"] = 5000
         service["sql"]["storeSwapFilePath"] = str(home / "swap")
+        tuning = tuning_sections()
         return {
+            **tuning,
             "dataStore": {
                 "dbPath": str(home / "data"),
                 "transactionLogPath": str(home / "txnlog"),
                 "backupPath": str(home / "backup"),
                 "syncTempPath": str(home / "sync"),
-                **DATASTORE_TUNING,
+                **tuning["dataStore"],
             },
-            "checkpoint": {"checkpointInterval": CHECKPOINT_INTERVAL},
             **service,
         }
 
@@ -212,4 +220,4 @@ class GridDBServer(ServerRecipe):
         result = subprocess.run(
             ["dpkg-query", "-W", "-f=${Version}", "griddb"], capture_output=True, text=True, check=False
         )
-        return result.stdout.strip() or os.environ.get("GRIDDB_VERSION") or DEFAULT_VERSION
+        return result.stdout.strip() or DEFINITION.pinned_version()

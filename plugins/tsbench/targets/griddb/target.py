@@ -28,7 +28,7 @@ from tsbench.targets.griddb.layout import (
     layout,
     tags_layout,
 )
-from tsbench.targets.griddb.server import DATASTORE_TUNING, GridDBServer
+from tsbench.targets.griddb.server import GridDBServer, tuning_sections
 from tsbench.targets.griddb.shape import shape
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.usecases import CPU, UseCase
@@ -202,7 +202,7 @@ class GridDBTarget(Target):
             "schema": self.capabilities.schema_note,
             "cluster": {k: stat.get("cluster", {}).get(k) for k in ("clusterName", "notificationMode")},
             "store": {k: performance.get(k) for k in ("storeMemoryLimit", "storeCompressionMode")},
-            "recipe_datastore": dict(DATASTORE_TUNING),
+            "recipe_datastore": tuning_sections()["dataStore"],
         }
 
     def close(self) -> None:

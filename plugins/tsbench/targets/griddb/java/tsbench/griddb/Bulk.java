@@ -19,7 +19,7 @@ import java.util.Map;
 /**
  * Column arrays to GridDB rows and back, so that the Python side (tsbench, over JPype) never moves
  * single cells across the language boundary. Part of tsbench; compiled by
- * scripts/install_griddb_client.sh against the official Java client (com.github.griddb:gridstore).
+ * targets/griddb/install_client.sh against the official Java client (com.github.griddb:gridstore).
  *
  * <p>Layout of every measurement container: column 0 is the TIMESTAMP row key (milliseconds since
  * the epoch), the other columns are LONG, DOUBLE or STRING.

@@ -8,18 +8,18 @@
 # Apache Arrow" (com.github.griddb:gridstore-arrow) at import time, and that artifact (like gridstore
 # 5.7+) is not in the Maven Central our machines reach; gridstore 5.6.0 is. tsbench therefore drives
 # the official Java client directly over JPype (as griddb_python does underneath) and moves whole
-# columns through plugins/tsbench/targets/griddb/java/tsbench/griddb/Bulk.java instead of cells.
+# columns through java/tsbench/griddb/Bulk.java (in this folder) instead of cells.
 # <sha12> is the first 12 hex digits of that source file's sha256, so an edited helper is rebuilt;
-# targets/griddb/client.py computes the same name.
+# client.py computes the same name. Run by install.sh, by client.py when the jars are missing and,
+# before the tests, by test_prepare.sh.
 #
 # Prints the classpath (one jar per line). Idempotent: skips what is already in place.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../../../../scripts/lib.sh"
 
-GRIDDB_CLIENT_VERSION="${GRIDDB_CLIENT_VERSION:-5.6.0}"
-repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-SOURCE="$repo_root/plugins/tsbench/targets/griddb/java/tsbench/griddb/Bulk.java"
+GRIDDB_CLIENT_VERSION="${GRIDDB_CLIENT_VERSION:-5.6.0}" # client.py's CLIENT_VERSION
+SOURCE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/java/tsbench/griddb/Bulk.java"
 DEST_DIR="$TSBENCH_OPT/griddb-client"
 CLIENT_JAR="$DEST_DIR/gridstore-$GRIDDB_CLIENT_VERSION.jar"
 M2_REPO="${M2_REPO:-$HOME/.m2/repository}"

@@ -1,39 +1,35 @@
 #!/usr/bin/env bash
-# GridDB CE server from the official release package, plus the client side (install_griddb_client.sh).
+# GridDB CE server from the official release package, plus the client side (install_client.sh): the
+# local runtime's install recipe, run by scripts/install.sh griddb (or the local runtime) with
+# GRIDDB_VERSION and GRIDDB_DEB_SHA512 from definition.py.
 #
 #   package: griddb_$GRIDDB_VERSION_amd64.deb from https://github.com/griddb/griddb/releases
 #            (the file the official image griddb/griddb:$GRIDDB_VERSION-jammy is built from;
-#            sha512 pinned below, as in that image's Dockerfile)
+#            sha512 pinned in definition.py, as in that image's Dockerfile)
 #   -> gsserver, gs_* tools; user gsadm; the package's own gridstore.service is disabled
-#      (tsbench runs a private node per instance: targets/griddb/server.py)
+#      (tsbench runs a private node per instance: server.py)
 #   -> $TSBENCH_OPT/griddb/gsserver.path  (where gsserver is)
 #
-# Run (what targets/griddb/server.py does):
+# Run (what server.py does):
 #   gsserver --conf <GS_HOME>/conf       (foreground; GS_HOME, GS_LOG set)
 #   GET  http://127.0.0.1:<system>/node/stat   (basic auth admin) -> recovery.progressRate 1
 #   POST http://127.0.0.1:<system>/node/join   clusterName=tsbench&minNodeNum=1
 #
 # Our machines reach package registries only, not GitHub releases: there the download fails and this
 # script stops with a message saying so (GridDB then runs in Docker or on a cloud VM).
-# GRIDDB_VERSION overrides the pin (give GRIDDB_DEB_SHA512 for another version).
-# Idempotent: skips when the package is installed at that version.
+# An exported GRIDDB_VERSION overrides the pin (export GRIDDB_DEB_SHA512 with it: the checksum
+# belongs to the version). Idempotent: skips when the package is installed at that version.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-
-GRIDDB_VERSION="${GRIDDB_VERSION:-5.6.0}"
-PINNED_SHA512=1b19a75c5c60cf320ae836d495c82aad4c0eb4ea81d6666ca5c9aca33dbb8ae2e87d56fd5c784fc10e50536328c02550c22c032d175c75bd5a1b858f48b0c6f5
-if [[ "$GRIDDB_VERSION" == 5.6.0 ]]; then
-    DEB_SHA512="${GRIDDB_DEB_SHA512:-$PINNED_SHA512}"
-else
-    DEB_SHA512="${GRIDDB_DEB_SHA512:?GRIDDB_DEB_SHA512 must be given for GridDB $GRIDDB_VERSION}"
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/../../../../scripts/lib.sh"
+: "${GRIDDB_VERSION:?from targets/griddb/definition.py: run scripts/install.sh griddb}"
+DEB_SHA512="${GRIDDB_DEB_SHA512:?from targets/griddb/definition.py (the package of GRIDDB_VERSION)}"
 DEB="griddb_${GRIDDB_VERSION}_amd64.deb"
 URL="https://github.com/griddb/griddb/releases/download/v$GRIDDB_VERSION/$DEB"
 DEST_DIR="$TSBENCH_OPT/griddb"
 here="$(dirname "${BASH_SOURCE[0]}")"
 
-bash "$here/install_griddb_client.sh" >/dev/null
+bash "$here/install_client.sh" >/dev/null
 
 installed="$(dpkg-query -W -f='${Version}' griddb 2>/dev/null || true)"
 if [[ "$installed" == "$GRIDDB_VERSION"* && -s "$DEST_DIR/gsserver.path" ]]; then
