@@ -33,15 +33,18 @@ import pytest
 import yaml
 from bson import json_util
 
-from tsbench.runtimes.local import SCRIPTS, free_port
+from tsbench.runtimes.cloud_install import render_install_script
+from tsbench.runtimes.definition import load_definition
+from tsbench.runtimes.local import free_port
 from tsbench.spec import DatasetSpec
 from tsbench.targets.base import Endpoint, TargetError
 from tsbench.targets.mongodb import container as mongo_container
 from tsbench.targets.mongodb import dialect as hourly_dialect
 from tsbench.targets.mongodb.client import MongoSession, connect
+from tsbench.targets.mongodb.definition import DEFINITION
 from tsbench.targets.mongodb.hourly import HourlyLayout
 from tsbench.targets.mongodb.pipelines import EPOCH, instant, parse_query_text
-from tsbench.targets.mongodb.server import DEFAULT_VERSION, MongoServer, ping
+from tsbench.targets.mongodb.server import MongoServer, ping
 from tsbench.targets.mongodb.target import MongoHourlyTarget
 from tsbench.targets.mongodb_naive import container as naive_container
 from tsbench.targets.mongodb_naive import dialect as naive_dialect
@@ -57,6 +60,8 @@ from tsbench.workload.query_types import QUERY_TYPES, Kind, QueryType
 from tsbench.workload.usecases import get_use_case
 
 TARGETS = Path(__file__).resolve().parents[2] / "plugins" / "tsbench" / "targets"
+INSTALL_SCRIPT = TARGETS / "mongodb" / "install.sh"
+VERSION = DEFINITION.version
 T0 = parse_instant("2016-01-01T00:00:00Z")
 
 # Where mongomock 4.3 (with pymongo 4.20) is not MongoDB, for what these targets use.
@@ -581,33 +586,47 @@ def test_server_recipe_writes_its_config_under_home(tmp_path: Path) -> None:
 
 def test_install_script_fails_fast_when_the_repository_is_unreachable(tmp_path: Path) -> None:
     """The real script, pointed at a host that cannot resolve (.invalid, RFC 6761)."""
-    env = {**os.environ, "MONGODB_REPO_HOST": "repo.mongodb.invalid", "TSBENCH_OPT": str(tmp_path)}
+    env = {
+        **os.environ,
+        **DEFINITION.install_environment(),
+        "MONGODB_REPO_HOST": "repo.mongodb.invalid",
+        "TSBENCH_OPT": str(tmp_path),
+    }
     installed = subprocess.run(["sh", "-c", "mongod --version"], capture_output=True, text=True)
-    if f"db version v{DEFAULT_VERSION}" in installed.stdout:
+    if f"db version v{VERSION}" in installed.stdout:
         pytest.skip("the pinned mongod is installed: the script exits before contacting the repository")
     started = time.perf_counter()
-    result = subprocess.run(
-        ["bash", str(SCRIPTS / "install_mongodb.sh")], capture_output=True, text=True, env=env
-    )
+    result = subprocess.run(["bash", str(INSTALL_SCRIPT)], capture_output=True, text=True, env=env)
     assert result.returncode != 0
     assert time.perf_counter() - started < 30
     assert "cannot reach repo.mongodb.invalid" in result.stderr and "Docker" in result.stderr
 
 
 def test_versions_are_pinned_alike_everywhere() -> None:
-    install = (SCRIPTS / "install_mongodb.sh").read_text()
-    cloud = (TARGETS / "mongodb" / "cloud_install.sh").read_text()
-    assert f'MONGODB_VERSION="${{MONGODB_VERSION:-{DEFAULT_VERSION}}}"' in install
-    assert f'MONGODB_VERSION="${{MONGODB_VERSION:-{DEFAULT_VERSION}}}"' in cloud
+    """One pin (definition.py) for both targets: the scripts take it from there, the image is it."""
+    naive = load_definition("mongodb_naive")
+    assert VERSION == "8.0.20" and naive is not None and naive.version == VERSION
+    assert naive.tuning == DEFINITION.tuning and (naive.main_job, DEFINITION.main_job) == (0, 0)
+    assert naive.install_path.resolve() == INSTALL_SCRIPT.resolve()
+    assert naive.cloud_scripts == DEFINITION.cloud_scripts
+    assert naive.install_environment() == DEFINITION.install_environment() == {"MONGODB_VERSION": VERSION}
+    for script in (INSTALL_SCRIPT, TARGETS / "mongodb" / "cloud_install.sh"):
+        text = script.read_text()
+        assert ': "${MONGODB_VERSION:?' in text and VERSION not in text, script.name
+    for definition in (DEFINITION, naive):
+        assert f"\nexport MONGODB_VERSION={VERSION}\n" in render_install_script(definition)
     spec = next(iter(mongo_container.CONTAINERS.values()))
-    assert spec.image == f"mongo:{DEFAULT_VERSION}"
-    assert f"{DEFAULT_VERSION}" in (TARGETS / "mongodb" / "README.md").read_text()
+    assert spec.image == f"mongo:{VERSION}"
+    assert VERSION in (TARGETS / "mongodb" / "README.md").read_text()
 
 
 def test_container_spec() -> None:
     assert naive_container.CONTAINERS is mongo_container.CONTAINERS
     flavour, spec = next(iter(mongo_container.CONTAINERS.items()))
-    assert flavour == DEFAULT_VERSION.rsplit(".", 1)[0]
+    assert flavour == VERSION.rsplit(".", 1)[0]
+    assert spec.command == ("--setParameter", "diagnosticDataCollectionEnabled=false")
+    with pytest.raises(ValueError, match=r"storage\.engine"):
+        mongo_container.set_parameters({"storage.engine": "wiredTiger"})
     assert spec.problems() == []
     assert set(spec.ports) == set(MongoServer.port_roles) and spec.data_paths == ("/data/db",)
     assert spec.secret_env == {"MONGO_INITDB_ROOT_PASSWORD": "TSBENCH_MONGODB_PASSWORD"}
@@ -623,8 +642,29 @@ def test_cloud_install_scripts() -> None:
     script = TARGETS / "mongodb" / "cloud_install.sh"
     naive = TARGETS / "mongodb_naive" / "cloud_install.sh"
     assert naive.resolve() == script.resolve() and os.access(script, os.X_OK)
-    text = script.read_text()
-    for needle in ("tsbench-db.service", "DATA_DIR", "DB_PASSWORD", "bindIpAll: true", "repo.mongodb.org"):
+    assert (TARGETS / "mongodb_naive" / "install.sh").resolve() == INSTALL_SCRIPT.resolve()
+    text = render_install_script(DEFINITION)
+    for needle in ("tsbench-db.service", "DATA_DIR", "DB_PASSWORD", "net.bindIpAll true", "repo.mongodb.org"):
         assert needle in text
-    assert subprocess.run(["bash", "-n", str(script)]).returncode == 0
-    assert subprocess.run(["bash", "-n", str(SCRIPTS / "install_mongodb.sh")]).returncode == 0
+    for path in (script, INSTALL_SCRIPT):
+        assert subprocess.run(["bash", "-n", str(path)]).returncode == 0
+
+
+def test_cloud_config_is_the_local_ones_options_on_all_interfaces() -> None:
+    """The rendered cloud script's mongod.conf (its YAML written by bash) carries the tuning table."""
+    text = render_install_script(DEFINITION)
+    header = text.split("# --- runtimes/cloud_lib.sh ---")[0]
+    function = "options_yaml() {" + text.split("\noptions_yaml() {", 1)[1].split("\n}\n", 1)[0] + "\n}\n"
+    probe = (
+        "{ printf '%s\\t%s\\n' storage.dbPath '\"/data/db/mongodb\"' net.bindIpAll true net.port 27017"
+        " security.authorization enabled; tsbench_settings; } | options_yaml"
+    )
+    result = subprocess.run(
+        ["bash", "-c", header + function + probe], capture_output=True, text=True, check=True
+    )
+    assert yaml.safe_load(result.stdout) == {
+        "storage": {"dbPath": "/data/db/mongodb"},
+        "net": {"bindIpAll": True, "port": 27017},
+        "security": {"authorization": "enabled"},
+        "setParameter": {"diagnosticDataCollectionEnabled": False},
+    }

@@ -1,29 +1,39 @@
 #!/usr/bin/env bash
-# tsbench cloud install: MongoDB Community Server on a fresh Debian 12 VM (used by both MongoDB
-# targets; targets/mongodb_naive/cloud_install.sh is a link to this file).
+# MongoDB Community Server's own steps on a fresh Debian 12 VM (both MongoDB targets run this server;
+# targets/mongodb_naive/cloud_install.sh is a link to this file). Not run as it is:
+# runtimes/cloud_install.py prepends the header rendered from definition.py (MONGODB_VERSION,
+# tsbench_settings: the tuning table) and runtimes/cloud_lib.sh (log, die, UNIT).
 #
 # Contract: bash, as root, on a fresh Debian 12 (bookworm) VM with internet access. Environment:
 #   DATA_DIR     directory for the database files (dbPath = $DATA_DIR/mongodb)      [required]
 #   DB_PASSWORD  when set: authorization on, with admin user "tsbench" (role root) [optional]
 # Installs mongod pinned to MONGODB_VERSION from repo.mongodb.org (the version of the Docker image
-# and of scripts/install_mongodb.sh), listens on all interfaces on port 27017, and runs it as the
+# and of install.sh), listens on all interfaces on port 27017, and runs it as the
 # systemd unit tsbench-db.service (enabled and started). Idempotent: a second run changes nothing
 # and leaves the data in place.
 set -euo pipefail
 
-MONGODB_VERSION="${MONGODB_VERSION:-8.0.20}"
+: "${MONGODB_VERSION:?rendered from definition.py by runtimes/cloud_install.py}"
 SERIES="${MONGODB_VERSION%.*}"
 PORT=27017
 ADMIN_USER="tsbench"
 KEYRING="/usr/share/keyrings/mongodb-server-${SERIES}.gpg"
 LIST="/etc/apt/sources.list.d/mongodb-org-${SERIES}.list"
 CONF="/etc/tsbench/mongod.conf"
-UNIT="/etc/systemd/system/tsbench-db.service"
 
-log() { printf '[%s] [tsbench mongodb cloud_install] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() {
-    log "ERROR: $*"
-    exit 1
+# options_yaml: "path<TAB>value" lines on stdin (dotted paths, e.g. net.port) as nested YAML
+# mappings, values as they are; sorted, so options that share a parent go under one key.
+options_yaml() {
+    LC_ALL=C sort -t "$(printf '\t')" -k1,1 | awk -F '\t' '
+        function pad(level, text) { while (level-- > 0) text = "  " text; return text }
+        {
+            n = split($1, part, ".")
+            same = 0
+            while (same < depth && same < n - 1 && part[same + 1] == open[same + 1]) same++
+            depth = same
+            while (depth < n - 1) { depth++; open[depth] = part[depth]; print pad(depth - 1, part[depth] ":") }
+            print pad(depth, part[n] ": " $2)
+        }'
 }
 
 [[ "$(id -u)" -eq 0 ]] || die "run as root"
@@ -58,18 +68,14 @@ install -d -m 755 /etc/tsbench
 authorization="disabled"
 [[ -n "${DB_PASSWORD:-}" ]] && authorization="enabled"
 conf_tmp="$(mktemp)"
-cat >"$conf_tmp" <<EOF
-# written by tsbench (targets/mongodb/cloud_install.sh); mongod's defaults apply to every other key
-storage:
-  dbPath: "$DB_DIR"
-net:
-  bindIpAll: true
-  port: $PORT
-security:
-  authorization: $authorization
-setParameter:
-  diagnosticDataCollectionEnabled: false
-EOF
+{
+    echo "# written by tsbench (targets/mongodb/cloud_install.sh; tuning from definition.py); mongod's defaults elsewhere"
+    {
+        printf '%s\t%s\n' storage.dbPath "\"$DB_DIR\"" net.bindIpAll true net.port "$PORT" \
+            security.authorization "$authorization"
+        tsbench_settings
+    } | options_yaml
+} >"$conf_tmp"
 changed=0
 if ! cmp -s "$conf_tmp" "$CONF"; then
     install -m 644 "$conf_tmp" "$CONF"

@@ -1,20 +1,26 @@
-"""The MongoDB server as a container: the official ``mongo`` image, pinned to the version that
-``server.py`` and the install scripts pin (Docker Hub tag ``8.0.20``: MongoDB Community Server
-8.0.20 on Ubuntu 24.04, mongod installed from repo.mongodb.org, mongosh included).
+"""The MongoDB server as a container: the official ``mongo`` image at the definition's version
+(Docker Hub tag ``<version>``: MongoDB Community Server on Ubuntu 24.04, mongod installed from
+repo.mongodb.org, mongosh included).
 
 The image's entrypoint creates the root user from ``MONGO_INITDB_ROOT_USERNAME``/``_PASSWORD`` and
 then starts mongod with ``--auth`` on all interfaces. While it creates the user it runs a temporary
 mongod on 127.0.0.1 only, so the health check pings the container's own hostname (in /etc/hostname,
 resolved through /etc/hosts to the container's address): it passes only once the final server
-listens where clients connect. ``ping`` needs no login. Diagnostic data capture is off, as in the
+listens where clients connect. ``ping`` needs no login. The definition's tuning table (server
+parameters) is passed as ``--setParameter name=value`` — diagnostic data capture is off, as in the
 local recipe, so /data/db holds only the database's files.
 """
 
 from __future__ import annotations
 
-from tsbench.runtimes.container_spec import ContainerSpec, HealthCheck
-from tsbench.targets.mongodb.server import DATABASE, DEFAULT_VERSION, MongoServer
+from collections.abc import Mapping
 
+from tsbench.runtimes.container_spec import ContainerSpec, HealthCheck
+from tsbench.targets.mongodb.definition import DEFINITION
+from tsbench.targets.mongodb.server import DATABASE, MongoServer
+
+VERSION = DEFINITION.version
+SERIES = VERSION.rsplit(".", 1)[0]  # e.g. 8.0: the flavour's name
 USER = "tsbench"
 PASSWORD_VARIABLE = "TSBENCH_MONGODB_PASSWORD"
 PING = (
@@ -22,15 +28,28 @@ PING = (
     '--eval "quit(db.adminCommand({ping: 1}).ok ? 0 : 1)"'
 )
 
+
+def set_parameters(settings: Mapping[str, str]) -> tuple[str, ...]:
+    """The tuning table as mongod arguments: ``setParameter.<name>`` → ``--setParameter name=value``
+    (the image's entrypoint passes them to mongod; other options have no generic command line)."""
+    arguments: list[str] = []
+    for key, value in settings.items():
+        section, _, name = key.partition(".")
+        if section != "setParameter" or not name:
+            raise ValueError(f"mongodb container: no command-line form for tuning key {key!r}")
+        arguments += ["--setParameter", f"{name}={value}"]
+    return tuple(arguments)
+
+
 CONTAINERS: dict[str, ContainerSpec] = {
-    "8.0": ContainerSpec(
-        image=f"mongo:{DEFAULT_VERSION}",
+    SERIES: ContainerSpec(
+        image=f"mongo:{VERSION}",
         ports={"mongo": 27017},
         data_paths=("/data/db",),
         healthcheck=HealthCheck(command=("sh", "-c", PING), start_period_s=10.0),
         environment={"MONGO_INITDB_ROOT_USERNAME": USER},
         secret_env={"MONGO_INITDB_ROOT_PASSWORD": PASSWORD_VARIABLE},
-        command=("--setParameter", "diagnosticDataCollectionEnabled=false"),
+        command=set_parameters(DEFINITION.settings()),
         ulimits={"nofile": (64000, 64000)},
         stop_timeout_s=MongoServer.stop_timeout_s,  # shutdown ends with a checkpoint of dirty data
         client_user=USER,
@@ -38,7 +57,7 @@ CONTAINERS: dict[str, ContainerSpec] = {
         client_extra={"auth_source": "admin"},
         client_secrets={"password": PASSWORD_VARIABLE},
         note=(
-            f"official image mongo:{DEFAULT_VERSION} (Ubuntu 24.04 base); auth on with a root user made "
+            f"official image mongo:{VERSION} (Ubuntu 24.04 base); auth on with a root user made "
             "by the image's entrypoint (the local runtime runs without auth on loopback); FTDC off"
         ),
     ),

@@ -2,11 +2,11 @@
 process, shared by both MongoDB targets (the layouts differ, the server does not).
 
 ``initialise`` writes ``<home>/mongod.conf`` (YAML): dbPath ``<home>/data``, the allocated port on
-loopback, no Unix socket (it would live in /tmp), no diagnostic data capture (FTDC would add files
-under dbPath that are not data). Everything else is mongod's default: WiredTiger, snappy block
-compression, journal commit interval 100 ms, cache 50 % of (RAM − 1 GB). Logs go to stdout (the
-runtime's ``server.log``). ``scripts/install_mongodb.sh`` installs the pinned version; where
-repo.mongodb.org is unreachable it fails at once, saying so.
+loopback, no Unix socket (it would live in /tmp), and the tuning table of ``definition.py`` (no
+diagnostic data capture: FTDC would add files under dbPath that are not data). Everything else is
+mongod's default: WiredTiger, snappy block compression, journal commit interval 100 ms, cache 50 % of
+(RAM − 1 GB). Logs go to stdout (the runtime's ``server.log``). ``install.sh`` installs the pinned
+version; where repo.mongodb.org is unreachable it fails at once, saying so.
 """
 
 from __future__ import annotations
@@ -17,27 +17,50 @@ import re
 import shutil
 import signal
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pymongo import MongoClient
 from pymongo.errors import PyMongoError
 
 from tsbench.runtimes.local import ServerRecipe
 from tsbench.targets.base import Endpoint, TargetError
+from tsbench.targets.mongodb.definition import DEFINITION
 
-# The pinned server version: the same in scripts/install_mongodb.sh, container.py (image tag) and
-# cloud_install.sh (tests/targets/test_mongodb.py checks that they agree). MONGODB_VERSION overrides it.
-DEFAULT_VERSION = "8.0.20"
 DATABASE = "tsbench"  # prefix of the targets' database names (client.database_name)
 
 
 def mongodb_version() -> str:
-    return os.environ.get("MONGODB_VERSION") or DEFAULT_VERSION
+    """The pinned version (definition.py), or the ``MONGODB_VERSION`` override."""
+    return DEFINITION.pinned_version()
+
+
+def yaml_lines(options: Mapping[str, str]) -> list[str]:
+    """mongod options with dotted paths as nested YAML mappings (``net.port`` → ``net:`` /
+    ``  port: …``), values written as they are (YAML scalars), in first-seen order."""
+    tree: dict[str, Any] = {}
+    for path, value in options.items():
+        *parents, leaf = path.split(".")
+        node = tree
+        for name in parents:
+            node = node.setdefault(name, {})
+        node[leaf] = value
+    return _mapping_lines(tree, "")
+
+
+def _mapping_lines(tree: Mapping[str, Any], indent: str) -> list[str]:
+    lines = []
+    for name, value in tree.items():
+        if isinstance(value, Mapping):
+            lines += [f"{indent}{name}:", *_mapping_lines(value, indent + "  ")]
+        else:
+            lines.append(f"{indent}{name}: {value}")
+    return lines
 
 
 def mongod_binary() -> str:
-    """The mongod that scripts/install_mongodb.sh recorded (same TSBENCH_OPT rule as scripts/lib.sh)."""
+    """The mongod that install.sh recorded (same TSBENCH_OPT rule as scripts/lib.sh)."""
     opt = os.environ.get("TSBENCH_OPT") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "tsbench", "opt"
     )
@@ -46,7 +69,7 @@ def mongod_binary() -> str:
         return recorded.read_text().strip()
     found = shutil.which("mongod")
     if not found:
-        raise TargetError("mongodb: mongod is not installed; run scripts/install_mongodb.sh")
+        raise TargetError("mongodb: mongod is not installed; run targets/mongodb/install.sh")
     return found
 
 
@@ -69,7 +92,7 @@ def ping(port: int, timeout_ms: int = 500) -> bool:
 
 class MongoServer(ServerRecipe):
     name = "mongodb"
-    install_script = "install_mongodb.sh"
+    definition = DEFINITION
     port_roles = ("mongo",)
     stop_signal: ClassVar[int] = signal.SIGTERM  # clean shutdown: final checkpoint, journal closed
     start_timeout_s = 120.0
@@ -87,21 +110,15 @@ class MongoServer(ServerRecipe):
 
     def config_text(self) -> str:
         # JSON strings are valid YAML scalars: paths need no further quoting rules.
-        return "\n".join(
-            [
-                "# written by tsbench (targets/mongodb/server.py); mongod's defaults apply to all else",
-                "storage:",
-                f"  dbPath: {json.dumps(str(self.data_dir))}",
-                "net:",
-                "  bindIp: 127.0.0.1",
-                f"  port: {self.ports['mongo']}",
-                "  unixDomainSocket:",
-                "    enabled: false",
-                "setParameter:",
-                "  diagnosticDataCollectionEnabled: false",
-                "",
-            ]
-        )
+        options = {
+            "storage.dbPath": json.dumps(str(self.data_dir)),
+            "net.bindIp": "127.0.0.1",
+            "net.port": str(self.ports["mongo"]),
+            "net.unixDomainSocket.enabled": "false",
+            **DEFINITION.settings(),
+        }
+        header = "# written by tsbench (targets/mongodb/server.py); mongod's defaults apply to all else"
+        return "\n".join([header, *yaml_lines(options)]) + "\n"
 
     def command(self) -> list[str]:
         return [mongod_binary(), "--config", str(self.config_path)]

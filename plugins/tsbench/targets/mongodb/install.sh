@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Install MongoDB Community Server (mongod only: package mongodb-org-server) pinned to
-# $MONGODB_VERSION from the official apt repository repo.mongodb.org, for tsbench's local runtime.
-# The same version is the Docker image tag (plugins/tsbench/targets/mongodb/container.py) and the
-# cloud install (targets/mongodb/cloud_install.sh).
+# $MONGODB_VERSION from the official apt repository repo.mongodb.org: the local runtime's install
+# recipe of both MongoDB targets (mongodb_naive/install.sh links here), run by scripts/install.sh
+# mongodb (or the local runtime) with MONGODB_VERSION from definition.py. The same version is the
+# Docker image tag (container.py) and the cloud install (cloud_install.sh).
 #
 #   -> /usr/bin/mongod, path recorded in $TSBENCH_OPT/mongodb/mongod.path
 #
-# tsbench runs its own  mongod --config <home>/mongod.conf  (written by targets/mongodb/server.py),
+# tsbench runs its own  mongod --config <home>/mongod.conf  (written by server.py),
 # so the packaged mongod.service is disabled. Supported: Debian 12 (bookworm; repo component main)
 # and Ubuntu 22.04/24.04 (jammy/noble; multiverse), amd64 and arm64.
 #
@@ -17,9 +18,8 @@
 # Idempotent: exits at once when mongod --version already reports the pinned version.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-
-MONGODB_VERSION="${MONGODB_VERSION:-8.0.20}"
+source "$(dirname "${BASH_SOURCE[0]}")/../../../../scripts/lib.sh"
+: "${MONGODB_VERSION:?from targets/mongodb/definition.py: run scripts/install.sh mongodb}"
 SERIES="${MONGODB_VERSION%.*}" # 8.0
 REPO_HOST="${MONGODB_REPO_HOST:-repo.mongodb.org}" # override: a mirror (or, in tests, a dead host)
 KEY_URL="https://pgp.mongodb.com/server-${SERIES}.asc"
