@@ -3,7 +3,10 @@ container's arguments and the cloud host's settings all carry the values of its 
 
 Each runtime's output is rendered for real and read back: the local recipe's configuration text, the
 docker runtime's configuration of the default container (environment, command, files) and the
-cloud install script's ``tsbench_settings`` run by bash on the same machine figures."""
+cloud install script's ``tsbench_settings`` run by bash on the same machine figures. Configuration
+texts are read as ``key=value`` / ``key = value`` (conf, TOML, arguments), ``"key": value`` (JSON),
+``key: value`` (YAML) and ``<key>value</key>`` (XML); a nested format names only the last parts of a
+dotted table key (``dataStore.concurrency`` is ``"concurrency": 2`` inside ``"dataStore"``)."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tsbench.runtimes.cloud_install import render_install_script, target_script
+from tsbench.runtimes.cloud_install import render_install_script
 from tsbench.runtimes.container_spec import pick_container
 from tsbench.runtimes.definition import Machine, Scaled, ServerDefinition, load_definition
 from tsbench.runtimes.docker_arguments import config_text
@@ -33,14 +36,28 @@ def normalised(key: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", key.lower()).strip("_")
 
 
-def assignments(text: str) -> dict[str, str]:
-    """Every ``name = value`` / ``name=value`` in ``text`` (lines and ``-c``-style words), names
+ASSIGNMENT = re.compile(
+    r"\"?([A-Za-z_][\w.-]*)\"?[ \t]*[=:][ \t]*(\"[^\"]*\"|'[^']*'|[^\s,{}]+)"  # key=value, "key": value, key: value
+    r"|<([A-Za-z_][\w.-]*)>([^<]*)</\3>"  # <key>value</key>
+)
+
+
+def assignments(text: str) -> list[tuple[str, str]]:
+    """Every ``(name, value)`` assignment in ``text`` (lines and ``-c``-style words), names
     normalised (``QDB_WAL_APPLY_WORKER_COUNT``, ``wal.apply.worker.count`` → ``…wal_apply_worker_count``),
     values without quotes."""
-    found: dict[str, str] = {}
-    for match in re.finditer(r"([A-Za-z_][\w.-]*)\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s,]+)", text):
-        found[normalised(match.group(1))] = match.group(2).strip("\"'")
+    found = []
+    for match in ASSIGNMENT.finditer(text):
+        name, value = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
+        found.append((normalised(name), value.strip("\"'")))
     return found
+
+
+def names_key(name: str, key: str) -> bool:
+    """``name`` (normalised, as found) stands for table key ``key``: the same, the key with a prefix
+    (``QDB_…``), or the key's last parts (a nested format)."""
+    key = normalised(key)
+    return name == key or name.endswith("_" + key) or key.endswith("_" + name)
 
 
 def carries(text: str, settings: dict[str, str]) -> dict[str, str]:
@@ -48,9 +65,9 @@ def carries(text: str, settings: dict[str, str]) -> dict[str, str]:
     given = assignments(text)
     missing = {}
     for key, value in settings.items():
-        names = [name for name in given if name == normalised(key) or name.endswith("_" + normalised(key))]
-        if not any(given[name] == value for name in names):
-            missing[key] = f"{value} (found {[given[name] for name in names]})"
+        values = [found for name, found in given if names_key(name, key)]
+        if value not in values:
+            missing[key] = f"{value} (found {values})"
     return missing
 
 
@@ -89,8 +106,18 @@ def table_lines(text: str) -> dict[str, str]:
     return dict(line.split("\t", 1) for line in text.splitlines())
 
 
-def test_the_main_jobs_targets_have_a_definition() -> None:
-    assert set(DEFINED) >= {"questdb", "timescaledb", "postgres", "influxdb"}
+def test_every_target_has_a_definition() -> None:
+    assert set(DEFINED) == set(target_names()) >= {"questdb", "clickhouse", "griddb", "mongodb_naive"}
+
+
+def test_the_reading_of_configuration_texts_is_not_vacuous() -> None:
+    settings = {"dataStore.concurrency": "2", "logger.level": "warning", "wal.apply.worker.count": "1"}
+    text = '{"dataStore": {"concurrency": 2}}\n<logger><level>warning</level></logger>\n'
+    text += "QDB_WAL_APPLY_WORKER_COUNT=1"
+    assert carries(text, settings) == {}
+    wrong = text.replace("warning", "trace").replace(": 2", ": 4").replace("=1", "=2")
+    assert set(carries(wrong, settings)) == set(settings)
+    assert set(carries("setParameter:\n  other: false\n", {"setParameter.x": "false"})) == {"setParameter.x"}
 
 
 @pytest.mark.parametrize("name", DEFINED)
@@ -111,7 +138,7 @@ def test_local_docker_and_cloud_carry_the_same_tuning(name: str, tmp_path: Path)
     assert carries(local_text(name, tmp_path), settings) == {}, "local configuration"
     assert carries(docker_text(name), settings) == {}, "docker container"
     assert cloud_settings(definition, here)[0] == settings, "cloud host"
-    body = target_script(name).read_text()
+    body = "".join(path.read_text() for path in definition.cloud_scripts)
     if definition.tuning:
         assert "tsbench_settings" in body, "the cloud script writes the table"
     for key in definition.process:
@@ -135,5 +162,5 @@ def test_version_is_the_one_pin(name: str) -> None:
     assert definition.version in spec.image, "the default image is the definition's version"
     rendered = render_install_script(definition)
     assert f"\nexport {definition.version_variable}={definition.version}\n" in rendered
-    for path in (target_script(name), definition.install_path):
+    for path in (*definition.cloud_scripts, definition.install_path):
         assert definition.version not in path.read_text(), f"{path.name} restates the version"
