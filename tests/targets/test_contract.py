@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tsbench.runtimes.definition import load_definition
 from tsbench.runtimes.local import ServerRecipe
 from tsbench.targets.base import Capabilities, Target
 from tsbench.targets.registry import load_target, target_names
@@ -40,6 +41,8 @@ def test_folder_has_the_same_parts(name: str) -> None:
         "server.py",  # local process
         "container.py",  # pinned official images (runtime docker; ports and login for runtime aws)
         "cloud_install.sh",  # the cloud host's install (runtime aws)
+        "definition.py",  # version pin, tuning table and install recipe for every runtime
+        "install.sh",  # the local install recipe
         "dialect.py",
         "README.md",
     ):
@@ -54,6 +57,11 @@ def test_target_class_declares_what_it_is(name: str) -> None:
     assert issubclass(target, Target) and not inspect.isabstract(target)
     assert isinstance(target.capabilities, Capabilities) and target.title
     assert issubclass(target.server_recipe(), ServerRecipe)
+    recipe, definition = target.server_recipe().definition, load_definition(name)
+    assert recipe is not None and definition is not None, (
+        f"{name}: the local recipe installs its definition's"
+    )
+    assert (recipe.server_folder, recipe.version) == (definition.server_folder, definition.version)
     for qtype, reason in target.capabilities.unsupported.items():
         assert qtype in QUERY_TYPES, f"{name} declares unknown query type {qtype}"
         assert len(reason) > 15, f"{name}: give a real reason for not supporting {qtype}"

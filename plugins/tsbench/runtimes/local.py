@@ -34,7 +34,6 @@ from tsbench.runtimes.definition import ServerDefinition
 from tsbench.targets.base import Endpoint, Target, TargetError
 
 REPO = Path(__file__).resolve().parents[3]
-SCRIPTS = REPO / "scripts"
 
 
 def state_root() -> Path:
@@ -93,7 +92,6 @@ class ServerRecipe(ABC):
     name: ClassVar[str]
     # The target's server definition: its install.sh runs (idempotently) before the first start.
     definition: ClassVar[ServerDefinition | None] = None
-    install_script: ClassVar[str] = ""  # file name in scripts/ for a target without a definition
     port_roles: ClassVar[tuple[str, ...]]
     run_as: ClassVar[str | None] = None  # system user to run the server as (files get chowned)
     stop_signal: ClassVar[int] = signal.SIGTERM
@@ -109,14 +107,14 @@ class ServerRecipe(ABC):
         return self.home / "data"
 
     def install(self) -> None:
-        """Run the install recipe (idempotent; fast when already installed): the definition's
-        ``install.sh`` with its version variables, else ``scripts/<install_script>``."""
-        environment = dict(os.environ)
-        if self.definition is not None:
-            script = self.definition.install_path
-            environment.update(self.definition.install_environment())
-        else:
-            script = SCRIPTS / self.install_script
+        """Run the definition's install recipe (idempotent; fast when already installed) with its
+        version variables."""
+        if self.definition is None:
+            raise TargetError(
+                f"{self.name}: the server recipe names no definition (targets/<name>/definition.py)"
+            )
+        script = self.definition.install_path
+        environment = {**os.environ, **self.definition.install_environment()}
         result = subprocess.run(["bash", str(script)], capture_output=True, text=True, env=environment)
         if result.returncode:
             tail = "\n".join((result.stdout + result.stderr).splitlines()[-15:])
