@@ -36,8 +36,9 @@ def normalised(key: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", key.lower()).strip("_")
 
 
+# key=value, "key": value and key: value; or <key>value</key>
 ASSIGNMENT = re.compile(
-    r"\"?([A-Za-z_][\w.-]*)\"?[ \t]*[=:][ \t]*(\"[^\"]*\"|'[^']*'|[^\s,{}]+)"  # key=value, "key": value, key: value
+    r"\"?([A-Za-z_][\w.-]*)\"?[ \t]*[=:][ \t]*(\"[^\"]*\"|'[^']*'|[^\s,{}]+)"
     r"|<([A-Za-z_][\w.-]*)>([^<]*)</\3>"  # <key>value</key>
 )
 
