@@ -24,7 +24,8 @@ from tsbench.report.sections.scales import across_scales_section
 from tsbench.report.sections.status import banner, overall_banner, placement_rows, target_view
 from tsbench.report.sections.summary import summary_section
 from tsbench.report.sections.trends import flatten_history, trends_section
-from tsbench.results.model import RunResult
+from tsbench.results.documents import HistoryItem, read_result, read_validation
+from tsbench.results.model import RunResult, Validation
 
 __all__ = [
     "build_context",
@@ -38,20 +39,6 @@ __all__ = [
 
 
 # -- reading a run folder ----------------------------------------------------------------------
-def read_result(run_dir: Path) -> dict[str, Any]:
-    path = run_dir / "result.json"
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"{path} does not exist: run tsbench.results.collect.collect() on the run first"
-        )
-    return json.loads(path.read_text())
-
-
-def read_validation(run_dir: Path) -> dict[str, Any] | None:
-    path = run_dir / "validation.json"
-    return json.loads(path.read_text()) if path.is_file() else None
-
-
 def read_examples(run_dir: Path, names: Iterable[str]) -> dict[str, dict[str, str]]:
     """The first rendered text of every query type, per target: ``{target: {type: text}}``."""
     examples: dict[str, dict[str, str]] = {}
@@ -82,17 +69,30 @@ def _run_facts(run: RunResult) -> dict[str, Any]:
     }
 
 
+Validations = Validation | Mapping[str, Any] | None
+Examples = Mapping[str, Mapping[str, str]] | None
+ScaleInputs = tuple[RunResult | Mapping[str, Any], Validations, Examples]
+
+
+def _validation(validation: Validations) -> Validation | None:
+    if validation is None or isinstance(validation, Validation):
+        return validation
+    return Validation.from_json(validation)
+
+
 def scale_context(
     result: RunResult | Mapping[str, Any],
-    validation: Mapping[str, Any] | None = None,
-    examples: Mapping[str, Mapping[str, str]] | None = None,
-    history: Sequence[Mapping[str, Any]] = (),
+    validation: Validations = None,
+    examples: Examples = None,
+    history: Sequence[HistoryItem] = (),
     trend_runs: int = 10,
     prefix: str = "",
 ) -> dict[str, Any]:
     """The report's sections for one result (one scale; a ``RunResult`` or ``result.json``'s
-    content): ``prefix`` keeps anchors and chart ids unique when several scales share a document."""
+    content) and its validation (a ``Validation`` or ``validation.json``'s content): ``prefix``
+    keeps anchors and chart ids unique when several scales share a document."""
     run = result if isinstance(result, RunResult) else RunResult.from_json(result)
+    checked = _validation(validation)
     targets = [target_view(name, body) for name, body in run.targets.items()]
     load = load_section(run, targets, prefix)
     queries = queries_section(run, targets, prefix)
@@ -102,7 +102,7 @@ def scale_context(
         "scale": run.spec["scale"],
         "run": _run_facts(run),
         "targets": targets,
-        "banner": banner(validation, targets),
+        "banner": banner(checked, targets),
         "summary": summary_section(prefix, run, targets, load, queries, footprint),
         "environment": environment_section(run, targets),
         "cache": cache_rows(run, targets),
@@ -110,7 +110,7 @@ def scale_context(
         "queries": queries,
         "footprint": footprint,
         "resources": resources_section(run, targets, load["rows"]),
-        "validation": validation_section(validation),
+        "validation": validation_section(checked),
         "answers": answers_section(run, targets),
         "trends": trends_section(prefix, run, flatten_history(history), trend_runs, queries["types"]),
         "appendix": appendix_section(queries, targets, examples or {}),
@@ -118,21 +118,21 @@ def scale_context(
 
 
 def build_report_context(
-    runs: Sequence[
-        tuple[Mapping[str, Any], Mapping[str, Any] | None, Mapping[str, Mapping[str, str]] | None]
-    ],
-    history: Sequence[Mapping[str, Any]] = (),
-    trend_runs: int = 10,
+    runs: Sequence[ScaleInputs], history: Sequence[HistoryItem] = (), trend_runs: int = 10
 ) -> dict[str, Any]:
-    """The whole document: ``runs`` = (result, validation, examples) per scale, smallest first."""
+    """The whole document: ``runs`` = (result, validation, examples) per scale, smallest first;
+    ``history``: earlier results or comparisons (records, their JSON, or stored results)."""
     if not runs:
         raise ValueError("a report needs at least one result")
     multi = len(runs) > 1
+    typed = [
+        (r if isinstance(r, RunResult) else RunResult.from_json(r), _validation(v), e) for r, v, e in runs
+    ]
     scales = [
         scale_context(
-            result, validation, examples, history, trend_runs, f"s{result['spec']['scale']}-" if multi else ""
+            result, validation, examples, history, trend_runs, f"s{result.spec['scale']}-" if multi else ""
         )
-        for result, validation, examples in runs
+        for result, validation, examples in typed
     ]
     first = scales[0]
     labels = list(dict.fromkeys(t["label"] for s in scales for t in s["targets"]))
@@ -146,17 +146,17 @@ def build_report_context(
             "finished_at": max(s["run"]["finished_at"] for s in scales),
         },
         "multi": multi,
-        "banner": overall_banner(scales, [v for _, v, _ in runs]),
+        "banner": overall_banner(scales, [v for _, v, _ in typed]),
         "scales": scales,
         "across": across_scales_section(scales),
     }
 
 
 def build_context(
-    result: Mapping[str, Any],
-    validation: Mapping[str, Any] | None = None,
-    examples: Mapping[str, Mapping[str, str]] | None = None,
-    history: Sequence[Mapping[str, Any]] = (),
+    result: RunResult | Mapping[str, Any],
+    validation: Validations = None,
+    examples: Examples = None,
+    history: Sequence[HistoryItem] = (),
     trend_runs: int = 10,
 ) -> dict[str, Any]:
     """Everything the template shows for one result (``result.json``), its validation outcome, the

@@ -8,7 +8,7 @@ from typing import Any
 from tsbench.report import fmt
 from tsbench.report.sections.common import query_answer_columns
 from tsbench.report.sections.queries import ran_queries
-from tsbench.results.model import RunResult
+from tsbench.results.model import RunResult, SuiteOutcome, Validation
 from tsbench.timeutil import format_instant
 from tsbench.workload.answers import ABS_TOL, REL_TOL
 
@@ -87,35 +87,35 @@ def _status(success: Any, critical: bool) -> str:
     return "pass" if success else ("fail" if critical else "warning")
 
 
-def _suite_view(suite: Mapping[str, Any], counts: dict[str, int]) -> dict[str, Any]:
-    critical = bool(suite.get("critical", True))
+def _suite_view(suite: SuiteOutcome, counts: dict[str, int]) -> dict[str, Any]:
+    critical = bool(suite.critical)
     results = []
-    for item in suite.get("results") or []:
-        status = "skipped" if item.get("skipped") else _status(item.get("success"), critical)
+    for item in suite.results:
+        status = "skipped" if item.skipped else _status(item.success, critical)
         counts[status] += 1
         results.append(
             {
-                "expectation": item.get("expectation", ""),
-                "success": bool(item.get("success")),
-                "observed": item.get("observed"),
-                "details": item.get("details"),
+                "expectation": item.expectation,
+                "success": bool(item.success),
+                "observed": item.observed,
+                "details": item.details,
                 "status": status,
             }
         )
-    suite_status = "skipped" if suite.get("status") == "skipped" else _status(suite.get("success"), critical)
-    return {"name": suite.get("name", "?"), "critical": critical, "status": suite_status, "results": results}
+    suite_status = "skipped" if suite.status == "skipped" else _status(suite.success, critical)
+    return {"name": suite.name, "critical": critical, "status": suite_status, "results": results}
 
 
-def validation_section(validation: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def validation_section(validation: Validation | None) -> dict[str, Any] | None:
     """The validation outcome by suite and expectation, with counts per status (None: not validated)."""
     if validation is None:
         return None
     counts = {"pass": 0, "fail": 0, "warning": 0, "skipped": 0}
-    suites = [_suite_view(suite, counts) for suite in validation.get("suites") or []]
+    suites = [_suite_view(suite, counts) for suite in validation.suites]
     return {
-        "success": bool(validation.get("success")),
-        "critical_failed": validation.get("critical_failed") or [],
-        "warnings": validation.get("warnings") or [],
+        "success": bool(validation.success),
+        "critical_failed": validation.critical_failed,
+        "warnings": validation.warnings,
         "suites": suites,
         "counts": counts,
     }

@@ -7,7 +7,7 @@ from typing import Any
 
 from tsbench.report import fmt
 from tsbench.report.sections.common import join
-from tsbench.results.model import Provision, TargetResult
+from tsbench.results.model import Provision, TargetResult, Validation
 from tsbench.targets.registry import target_colour, target_title
 
 FAILED_BANNER_TITLE = "Validation FAILED — not replacing the latest report"
@@ -77,7 +77,7 @@ def placement_rows(placement: Mapping[str, Any], prefix: str = "") -> list[tuple
     return rows
 
 
-def banner(validation: Mapping[str, Any] | None, targets: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def banner(validation: Validation | None, targets: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The status at the top of one scale: validation outcome and the targets that failed."""
     failed_text = [
         f"{t['label']} ({t['problem']}" + (f": {t['error']})" if t["error"] else ")")
@@ -91,8 +91,8 @@ def banner(validation: Mapping[str, Any] | None, targets: Sequence[Mapping[str, 
             "text": "No validation.json in the run folder: these figures have not been checked by the "
             "validation suites.",
         }
-    elif validation.get("success"):
-        warnings = validation.get("warnings") or []
+    elif validation.success:
+        warnings = validation.warnings
         shown = {
             "kind": "pass",
             "title": "Validation passed",
@@ -100,7 +100,7 @@ def banner(validation: Mapping[str, Any] | None, targets: Sequence[Mapping[str, 
             + (f"; {len(warnings)} warning(s), listed under Validation." if warnings else "."),
         }
     else:
-        critical = validation.get("critical_failed") or []
+        critical = validation.critical_failed
         shown = {
             "kind": "fail",
             "title": FAILED_BANNER_TITLE,
@@ -112,7 +112,9 @@ def banner(validation: Mapping[str, Any] | None, targets: Sequence[Mapping[str, 
     return shown
 
 
-def overall_banner(scales: Sequence[Mapping[str, Any]], validations: Sequence[Any]) -> dict[str, Any]:
+def overall_banner(
+    scales: Sequence[Mapping[str, Any]], validations: Sequence[Validation | None]
+) -> dict[str, Any]:
     """One status for the whole document: failed if any scale failed validation, not validated if
     any scale lacks it, else passed; failed targets of every scale."""
     if len(scales) == 1:
@@ -120,9 +122,9 @@ def overall_banner(scales: Sequence[Mapping[str, Any]], validations: Sequence[An
     named = [(f"scale {fmt.integer(s['scale'])}", s, v) for s, v in zip(scales, validations, strict=True)]
     failed_targets = [f"{label}: {text}" for label, s, _ in named for text in s["banner"]["failed_targets"]]
     missing = [label for label, _, v in named if v is None]
-    failing = [(label, v) for label, _, v in named if v is not None and not v.get("success")]
+    failing = [(label, v) for label, _, v in named if v is not None and not v.success]
     if failing:
-        critical = [f"{label}: {item}" for label, v in failing for item in (v.get("critical_failed") or [])]
+        critical = [f"{label}: {item}" for label, v in failing for item in v.critical_failed]
         shown = {
             "kind": "fail",
             "title": FAILED_BANNER_TITLE,
@@ -135,7 +137,7 @@ def overall_banner(scales: Sequence[Mapping[str, Any]], validations: Sequence[An
             "text": f"No validation.json for {join(missing)}: those figures have not been checked.",
         }
     else:
-        warnings = sum(len(v.get("warnings") or []) for _, _, v in named)
+        warnings = sum(len(v.warnings) for _, _, v in named if v is not None)
         shown = {
             "kind": "pass",
             "title": "Validation passed",

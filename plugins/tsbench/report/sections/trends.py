@@ -2,26 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from tsbench.report import charts
 from tsbench.report.sections.common import HEADLINE_TYPES, TREND_CHART_TYPES
+from tsbench.results.documents import HistoryItem, stored_results
 from tsbench.results.model import RunResult
 from tsbench.targets.registry import target_colour, target_title
 
 Getter = Callable[[RunResult, str], float | None]
 
 
-def flatten_history(history: Iterable[Mapping[str, Any]]) -> list[RunResult]:
-    """Earlier runs (result or comparison dicts) as results: a comparison gives one per scale."""
-    out: list[RunResult] = []
-    for item in history:
-        if "results" in item and "targets" in item and not isinstance(item.get("targets"), dict):
-            out.extend(RunResult.from_json(body) for body in item["results"].values())
-        elif "spec" in item:
-            out.append(RunResult.from_json(item))
-    return out
+def flatten_history(history: Iterable[HistoryItem]) -> list[RunResult]:
+    """Earlier runs (results, comparisons or stored results, as records or JSON) as results: a
+    comparison gives one per scale; a result without a spec is left out."""
+    return [stored.result for stored in stored_results(history) if stored.result.has("spec")]
 
 
 def _same_shape(result: RunResult, history: Sequence[RunResult]) -> list[RunResult]:
