@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tsbench.report.sections.status import TargetView
 from tsbench.results.model import LoadTrial, RunResult
 
 # Above this share of the machine's CPU, a client that shared the server's cores is called out.
@@ -25,20 +26,18 @@ def load_client(trial: LoadTrial | None) -> dict[str, Any]:
     return {"cpu_s": trial.client_cpu_s, "share": trial.client_share, "source": trial.source}
 
 
-def prepare_notes(run: RunResult, targets: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def prepare_notes(run: RunResult, targets: Sequence[TargetView]) -> list[dict[str, Any]]:
     """Per target, how its load bodies were prepared outside the timed window (``load.wire``)."""
     notes = []
     for target in targets:
-        load = run.targets[target["name"]].load
+        load = run.targets[target.name].load
         wire = load.wire if load is not None else None
         if wire:
             notes.append({"target": target, **wire})
     return notes
 
 
-def query_client_rows(
-    queries: Mapping[str, Any], targets: Sequence[Mapping[str, Any]]
-) -> list[dict[str, Any]]:
+def query_client_rows(queries: Mapping[str, Any], targets: Sequence[TargetView]) -> list[dict[str, Any]]:
     """Per query type, each target's client CPU-seconds and share over its hot passes."""
     rows = []
     for row in queries["rows"]:
@@ -63,12 +62,12 @@ def client_caveats(
     if spec.get("runtime", "local") not in SHARED_CORE_RUNTIMES:
         return []
     heavy = [
-        f"{row['target']['label']} load ({row['client']['share']:.0%})"
+        f"{row['target'].label} load ({row['client']['share']:.0%})"
         for row in load_rows
         if _over((row.get("client") or {}).get("share"))
     ]
     heavy += [
-        f"{target['label']} {row['type']} ({cell['share']:.0%})"
+        f"{target.label} {row['type']} ({cell['share']:.0%})"
         for row in query_rows
         for target, cell in row["cells"]
         if _over(cell["share"])

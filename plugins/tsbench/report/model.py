@@ -135,7 +135,7 @@ def build_report_context(
         for result, validation, examples in typed
     ]
     first = scales[0]
-    labels = list(dict.fromkeys(t["label"] for s in scales for t in s["targets"]))
+    labels = list(dict.fromkeys(t.label for s in scales for t in s["targets"]))
     return {
         "title": {
             "use_case": first["run"]["spec"]["use_case"],

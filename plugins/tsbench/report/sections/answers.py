@@ -8,6 +8,7 @@ from typing import Any
 from tsbench.report import fmt
 from tsbench.report.sections.common import query_answer_columns
 from tsbench.report.sections.queries import ran_queries
+from tsbench.report.sections.status import TargetView
 from tsbench.results.model import RunResult, SuiteOutcome, Validation
 from tsbench.timeutil import format_instant
 from tsbench.workload.answers import ABS_TOL, REL_TOL
@@ -40,7 +41,7 @@ def _diff_row(diff: Mapping[str, Any], columns: Sequence[str], width: int) -> di
     }
 
 
-def _mismatch_sample(target: dict[str, Any], sample: Mapping[str, Any]) -> dict[str, Any]:
+def _mismatch_sample(target: TargetView, sample: Mapping[str, Any]) -> dict[str, Any]:
     """One recorded mismatch as a table: the query type's answer columns, differing cells marked."""
     qtype = str(sample.get("query_id", "")).split("#")[0]
     diff_rows = sample.get("rows") or []
@@ -59,13 +60,13 @@ def _mismatch_sample(target: dict[str, Any], sample: Mapping[str, Any]) -> dict[
     }
 
 
-def answers_section(run: RunResult, targets: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def answers_section(run: RunResult, targets: Sequence[TargetView]) -> dict[str, Any]:
     """Per target: answers checked/agreed/mismatched and errors; the mismatch and error samples."""
     rows, samples, errors = [], [], []
     for target in targets:
-        queries = ran_queries(run.targets[target["name"]])
+        queries = ran_queries(run.targets[target.name])
         if queries is None:
-            rows.append({"target": target, "missing": True, "reason": target["problem"] or "no queries"})
+            rows.append({"target": target, "missing": True, "reason": target.problem or "no queries"})
             continue
         checks, error_info = queries.answer_checks, queries.errors
         rows.append(

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tsbench.workload.answers import answer_columns
 from tsbench.workload.query_types import QUERY_TYPES
+
+if TYPE_CHECKING:
+    from tsbench.report.sections.status import TargetView
 
 # The query types the published studies headline (A: high-cpu-*, lastpoint, single-groupby-1-1-1,
 # double-groupby; C: double-groupby-5, cpu-max-all-8, lastpoint, groupby-orderby-limit).
@@ -77,6 +80,6 @@ def query_type_order(types: Iterable[str]) -> list[str]:
     )
 
 
-def colours(targets: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+def colours(targets: Sequence[TargetView]) -> dict[str, str]:
     """Chart colour per target label."""
-    return {t["label"]: t["colour"] for t in targets}
+    return {t.label: t.colour for t in targets}

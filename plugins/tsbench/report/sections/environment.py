@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tsbench.report.sections.status import TargetView
 from tsbench.results.model import RunResult
 
 MACHINE_KEYS = {"cpu_model", "cores", "memory_bytes", "os", "kernel", "python", "hostname_hash"}
 
 
-def environment_section(run: RunResult, targets: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def environment_section(run: RunResult, targets: Sequence[TargetView]) -> dict[str, Any]:
     """Machine facts as (label, value) rows (unknown keys after the known ones), clients, servers."""
     machine = run.machine
     memory = machine.get("memory_bytes")
@@ -43,14 +44,14 @@ def _no_text(cell: Mapping[str, Any]) -> str:
 
 
 def appendix_section(
-    queries: Mapping[str, Any], targets: Sequence[dict[str, Any]], examples: Mapping[str, Mapping[str, str]]
+    queries: Mapping[str, Any], targets: Sequence[TargetView], examples: Mapping[str, Mapping[str, str]]
 ) -> dict[str, Any]:
     """One rendered example per query type and target. Targets without any text (failed before
     their queries) are named once instead of under every type."""
     without = [
-        {"target": t, "reason": t["problem"] or "no rendered.jsonl"}
+        {"target": t, "reason": t.problem or "no rendered.jsonl"}
         for t in targets
-        if not examples.get(t["name"])
+        if not examples.get(t.name)
         and not any(
             cell["kind"] == "unsupported"
             for row in queries["rows"]
@@ -58,14 +59,14 @@ def appendix_section(
             if item is t
         )
     ]
-    skipped = {item["target"]["name"] for item in without}
+    skipped = {item["target"].name for item in without}
     blocks = []
     for row in queries["rows"]:
         texts = []
         for target, cell in row["cells"]:
-            if target["name"] in skipped:
+            if target.name in skipped:
                 continue
-            text = (examples.get(target["name"]) or {}).get(row["type"])
+            text = (examples.get(target.name) or {}).get(row["type"])
             texts.append({"target": target, "text": text or "", "none": "" if text else _no_text(cell)})
         blocks.append({"type": row["type"], "describe": row["describe"], "texts": texts})
-    return {"queries": blocks, "without": without, "configs": [t for t in targets if t["config"]]}
+    return {"queries": blocks, "without": without, "configs": [t for t in targets if t.config]}

@@ -8,6 +8,7 @@ from typing import Any
 
 from tsbench.report import charts, client_share, fmt
 from tsbench.report.sections.common import RESOURCE_KEYS, complete, ranked
+from tsbench.report.sections.status import TargetView
 from tsbench.results.model import LoadPhase, LoadTrial, RunResult
 
 NO_TRIAL = {
@@ -40,7 +41,7 @@ def _trial_figures(load: LoadPhase, trial: LoadTrial, number: int, done: bool) -
     }
 
 
-def _load_row(target: dict[str, Any], load: LoadPhase) -> dict[str, Any]:
+def _load_row(target: TargetView, load: LoadPhase) -> dict[str, Any]:
     trial, number = load.median_trial()
     done = trial is not None and load.row_count_ok and load.has("median_rows_per_s")
     row: dict[str, Any] = {"target": target, "trial": trial, "complete": done, "note": ""}
@@ -50,23 +51,23 @@ def _load_row(target: dict[str, Any], load: LoadPhase) -> dict[str, Any]:
             row["note"] = "row count after load differs from the dataset: " + json.dumps(trial.row_counts)
     else:
         row.update(NO_TRIAL, client=client_share.load_client(None))
-        row["note"] = target["problem"] or "no load figures"
+        row["note"] = target.problem or "no load figures"
     return row
 
 
-def load_section(run: RunResult, targets: Sequence[dict[str, Any]], prefix: str) -> dict[str, Any]:
+def load_section(run: RunResult, targets: Sequence[TargetView], prefix: str) -> dict[str, Any]:
     """Rows (one per target, with ``best`` and ``vs_best``), the bar chart and the prepare notes."""
-    rows = [_load_row(t, run.targets[t["name"]].load or LoadPhase()) for t in targets]
-    order = ranked({r["target"]["name"]: r["rows_per_s"] for r in rows}, True)
+    rows = [_load_row(t, run.targets[t.name].load or LoadPhase()) for t in targets]
+    order = ranked({r["target"].name: r["rows_per_s"] for r in rows}, True)
     best = order[0][1] if order else None
     for row in rows:
-        row["best"] = bool(order) and row["target"]["name"] == order[0][0]
+        row["best"] = bool(order) and row["target"].name == order[0][0]
         row["vs_best"] = best / row["rows_per_s"] if best and row["rows_per_s"] else None
     chart = charts.bar_chart(
         f"{prefix}load-chart",
-        [r["target"]["label"] for r in rows],
+        [r["target"].label for r in rows],
         [r["rows_per_s"] for r in rows],
-        [r["target"]["colour"] for r in rows],
+        [r["target"].colour for r in rows],
         "rows/s (median trial)",
         notes=[r["note"] or "no figure" for r in rows],
         value_text=[fmt.rate(r["rows_per_s"]) for r in rows],

@@ -7,6 +7,7 @@ from typing import Any
 
 from tsbench.report import charts, client_share
 from tsbench.report.sections.common import STATS_KEYS, colours, complete, describe, query_type_order, ranked
+from tsbench.report.sections.status import TargetView
 from tsbench.results.model import QueriesPhase, QueryStats, RunResult, TargetResult
 
 
@@ -20,14 +21,14 @@ def ran_queries(body: TargetResult) -> QueriesPhase | None:
     return queries if queries is not None and queries.to_json() else None
 
 
-def cell_for(target: Mapping[str, Any], body: TargetResult, qtype: str) -> dict[str, Any]:
+def cell_for(target: TargetView, body: TargetResult, qtype: str) -> dict[str, Any]:
     """One target's figures for one type: ``kind`` ok | unsupported | failed | missing."""
     queries = ran_queries(body)
-    unsupported = {**target["unsupported"], **(queries.unsupported if queries else {})}
+    unsupported = {**target.unsupported, **(queries.unsupported if queries else {})}
     if qtype in unsupported:
         return {"kind": "unsupported", "reason": unsupported[qtype]}
     if queries is None:
-        return {"kind": "failed", "reason": target["problem"] or "no query figures"}
+        return {"kind": "failed", "reason": target.problem or "no query figures"}
     if qtype not in queries.hot and qtype not in queries.cold:
         return {"kind": "missing", "reason": "not run"}
     hot = _stats_view(queries.hot.get(qtype))
@@ -47,30 +48,30 @@ def cell_for(target: Mapping[str, Any], body: TargetResult, qtype: str) -> dict[
     }
 
 
-def _types_seen(run: RunResult, targets: Sequence[Mapping[str, Any]]) -> list[str]:
+def _types_seen(run: RunResult, targets: Sequence[TargetView]) -> list[str]:
     """The spec's query types, then every type a target ran or declared unsupported."""
     seen: list[str] = list(run.spec.get("query_types") or [])
     for target in targets:
-        queries = run.targets[target["name"]].queries or QueriesPhase()
+        queries = run.targets[target.name].queries or QueriesPhase()
         seen += [*queries.hot, *queries.cold, *queries.unsupported]
     return query_type_order(seen)
 
 
-def _qps(row: Mapping[str, Any], target: Mapping[str, Any]) -> float | None:
+def _qps(row: Mapping[str, Any], target: TargetView) -> float | None:
     for item, cell in row["cells"]:
-        if item["name"] == target["name"]:
+        if item.name == target.name:
             return cell.get("qps") if cell["kind"] == "ok" else None
     return None
 
 
-def queries_section(run: RunResult, targets: Sequence[dict[str, Any]], prefix: str) -> dict[str, Any]:
+def queries_section(run: RunResult, targets: Sequence[TargetView], prefix: str) -> dict[str, Any]:
     """Rows per type (cells, ranking of clean qps), wins per target, the hot qps chart, client share."""
     bodies = run.targets
     types = _types_seen(run, targets)
     rows = []
     wins: dict[str, int] = {}
     for qtype in types:
-        cells = {t["name"]: cell_for(t, bodies[t["name"]], qtype) for t in targets}
+        cells = {t.name: cell_for(t, bodies[t.name], qtype) for t in targets}
         order = ranked({n: c["qps"] for n, c in cells.items() if c["kind"] == "ok" and c["clean"]}, True)
         if order:
             cells[order[0][0]]["best"] = True
@@ -79,12 +80,12 @@ def queries_section(run: RunResult, targets: Sequence[dict[str, Any]], prefix: s
             {
                 "type": qtype,
                 "describe": describe(qtype),
-                "cells": [(t, cells[t["name"]]) for t in targets],
+                "cells": [(t, cells[t.name]) for t in targets],
                 "ranked": order,
                 "anchor": f"{prefix}q-{qtype}",
             }
         )
-    series = {t["label"]: [_qps(row, t) for row in rows] for t in targets}
+    series = {t.label: [_qps(row, t) for row in rows] for t in targets}
     chart = ""
     if rows and any(v for values in series.values() for v in values):
         chart = charts.grouped_bars(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from tsbench.report import fmt
@@ -32,32 +33,59 @@ def _problem(body: TargetResult) -> str:
     return ""
 
 
-def target_view(name: str, body: TargetResult) -> dict[str, Any]:
-    """A target as every section shows it: title and colour from its folder, status, server facts."""
+@dataclass(frozen=True)
+class TargetView:
+    """A target as every section shows it: title and colour from its folder, its status (``problem``
+    says why it is not ok) and the server facts recorded at provisioning."""
+
+    name: str
+    label: str
+    colour: str
+    status: str
+    ok: bool
+    failed_phase: str
+    error: str
+    problem: str
+    version: str
+    server_binary: str
+    runtime: str
+    placement: list[tuple[str, str]]
+    endpoint: str
+    settings: dict[str, Any]
+    config: str
+    durable: bool | None
+    compression: str
+    schema_note: str
+    unsupported: dict[str, str]
+    provisioned: bool
+
+
+def target_view(name: str, body: TargetResult) -> TargetView:
+    """``name``'s view from its ``TargetResult``."""
     provision = body.provision or Provision()
     caps = provision.capabilities
-    return {
-        "name": name,
-        "label": target_title(name),
-        "colour": target_colour(name),
-        "status": body.status,
-        "ok": body.ok,
-        "failed_phase": body.failed_phase,
-        "error": body.error,
-        "problem": _problem(body),
-        "version": provision.version,
-        "server_binary": provision.server_binary,
-        "runtime": provision.runtime,
-        "placement": placement_rows(provision.placement),
-        "endpoint": _endpoint_text(provision.endpoint),
-        "settings": provision.settings,
-        "config": provision.config,
-        "durable": caps.durable,
-        "compression": caps.compression,
-        "schema_note": caps.schema_note,
-        "unsupported": dict(caps.unsupported),
-        "provisioned": body.provision is not None and bool(body.provision.to_json()),
-    }
+    return TargetView(
+        name=name,
+        label=target_title(name),
+        colour=target_colour(name),
+        status=body.status,
+        ok=body.ok,
+        failed_phase=body.failed_phase,
+        error=body.error,
+        problem=_problem(body),
+        version=provision.version,
+        server_binary=provision.server_binary,
+        runtime=provision.runtime,
+        placement=placement_rows(provision.placement),
+        endpoint=_endpoint_text(provision.endpoint),
+        settings=provision.settings,
+        config=provision.config,
+        durable=caps.durable,
+        compression=caps.compression,
+        schema_note=caps.schema_note,
+        unsupported=dict(caps.unsupported),
+        provisioned=body.provision is not None and bool(body.provision.to_json()),
+    )
 
 
 def placement_rows(placement: Mapping[str, Any], prefix: str = "") -> list[tuple[str, str]]:
@@ -77,12 +105,10 @@ def placement_rows(placement: Mapping[str, Any], prefix: str = "") -> list[tuple
     return rows
 
 
-def banner(validation: Validation | None, targets: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def banner(validation: Validation | None, targets: Sequence[TargetView]) -> dict[str, Any]:
     """The status at the top of one scale: validation outcome and the targets that failed."""
     failed_text = [
-        f"{t['label']} ({t['problem']}" + (f": {t['error']})" if t["error"] else ")")
-        for t in targets
-        if not t["ok"]
+        f"{t.label} ({t.problem}" + (f": {t.error})" if t.error else ")") for t in targets if not t.ok
     ]
     if validation is None:
         shown = {

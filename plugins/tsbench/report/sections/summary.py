@@ -9,6 +9,7 @@ from tsbench.report import fmt
 from tsbench.report.sections.caveats import caveats
 from tsbench.report.sections.common import join, noise, ranked, ratio
 from tsbench.report.sections.footprint import stored_bytes
+from tsbench.report.sections.status import TargetView
 from tsbench.results.model import RunResult
 
 FOOTPRINT_KINDS = (
@@ -45,21 +46,21 @@ def _winner(
     if order:
         name, value = order[0]
         row["best"] = {
-            "label": targets[name]["label"],
+            "label": targets[name].label,
             "value": show(value),
-            "colour": targets[name]["colour"],
+            "colour": targets[name].colour,
         }
         if len(order) > 1:
             other, other_value = order[1]
             row["runner_up"] = {
-                "label": targets[other]["label"],
+                "label": targets[other].label,
                 "value": show(other_value),
                 "ratio": ratio(value, other_value, higher),
             }
         if len(order) > 2:
             last, last_value = order[-1]
             row["last"] = {
-                "label": targets[last]["label"],
+                "label": targets[last].label,
                 "value": show(last_value),
                 "ratio": ratio(value, last_value, higher),
             }
@@ -106,22 +107,22 @@ def _footprint_headline(labels: Mapping[str, str], order: list[tuple[str, float]
 def summary_section(
     prefix: str,
     result: RunResult,
-    targets: Sequence[dict[str, Any]],
+    targets: Sequence[TargetView],
     load: Mapping[str, Any],
     queries: Mapping[str, Any],
     footprint: Mapping[str, Any],
 ) -> dict[str, Any]:
     """Winners per metric (load, each query type hot, footprint), headlines and the caveats."""
-    views = {t["name"]: t for t in targets}
-    labels = {t["name"]: t["label"] for t in targets}
-    load_order = ranked({r["target"]["name"]: r["rows_per_s"] for r in load["rows"]}, True)
+    views = {t.name: t for t in targets}
+    labels = {t.name: t.label for t in targets}
+    load_order = ranked({r["target"].name: r["rows_per_s"] for r in load["rows"]}, True)
     winners = [_winner(views, "Load", f"{prefix}load", load_order, _rows_per_s, True)]
     headlines = _load_headline(labels, load_order)
     for row in queries["rows"]:
         winners.append(_winner(views, f"{row['type']} (hot)", row["anchor"], row["ranked"], _qps, True))
     headlines += _wins_headline(labels, queries["wins"])
     for key, metric, what in FOOTPRINT_KINDS:
-        order = ranked({r["target"]["name"]: stored_bytes(r, key) for r in footprint["rows"]}, False)
+        order = ranked({r["target"].name: stored_bytes(r, key) for r in footprint["rows"]}, False)
         winners.append(_winner(views, metric, f"{prefix}footprint", order, fmt.size, False))
         headlines += _footprint_headline(labels, order, what)
     return {
