@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from tsbench.report import charts
@@ -12,6 +13,27 @@ from tsbench.results.model import RunResult
 from tsbench.targets.registry import target_colour, target_title
 
 Getter = Callable[[RunResult, str], float | None]
+
+
+@dataclass(frozen=True)
+class TrendRun:
+    """One run on the trend charts' axis: its label (creation minute or run id) and identity."""
+
+    label: str
+    run_id: str
+    created_at: str
+
+
+@dataclass(frozen=True)
+class TrendsSection:
+    """Trend charts (SVG: load rows/s, then hot queries/s of ``types``) over ``runs``, oldest
+    first, at most ``limit``; ``skipped``: earlier runs of another use case or scale."""
+
+    charts: list[str]
+    runs: list[TrendRun]
+    skipped: int
+    types: list[str]
+    limit: int
 
 
 def flatten_history(history: Iterable[HistoryItem]) -> list[RunResult]:
@@ -75,7 +97,7 @@ def trends_section(
     history: Sequence[RunResult],
     limit: int,
     query_types: Sequence[str],
-) -> dict[str, Any] | None:
+) -> TrendsSection | None:
     """Trend charts over the last ``limit`` runs of this shape (None with fewer than two);
     ``history``: earlier results (``flatten_history``)."""
     same = _same_shape(result, history)
@@ -98,13 +120,10 @@ def trends_section(
                     f"{prefix}trend-{qtype}", labels, qps_series, colours, f"{qtype}, hot", "queries/s"
                 )
             )
-    return {
-        "charts": made,
-        "runs": [
-            {"label": label, "run_id": run.run_id, "created_at": run.created_at}
-            for label, run in zip(labels, runs, strict=True)
-        ],
-        "skipped": len(history) - len(same),
-        "types": chosen,
-        "limit": limit,
-    }
+    return TrendsSection(
+        charts=made,
+        runs=[TrendRun(label, run.run_id, run.created_at) for label, run in zip(labels, runs, strict=True)],
+        skipped=len(history) - len(same),
+        types=chosen,
+        limit=limit,
+    )
