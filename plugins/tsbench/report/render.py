@@ -40,6 +40,8 @@ STYLESHEET = "report.css"
 
 @dataclass(frozen=True)
 class ReportFiles:
+    """Where the report was written: ``report.html`` and ``report.pdf``."""
+
     html: Path
     pdf: Path
 
@@ -71,7 +73,7 @@ def render_document(runs: Sequence[ScaleInputs], history: Sequence[HistoryItem] 
     the same text goes to the browser and to WeasyPrint."""
     context = build_report_context(runs, history)
     css = Markup((TEMPLATES / STYLESHEET).read_text())  # our own stylesheet, not input
-    return _environment().get_template(TEMPLATE).render(css=css, **context)
+    return _environment().get_template(TEMPLATE).render(css=css, **context.template_vars())
 
 
 def render_html(

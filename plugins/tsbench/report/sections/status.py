@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tsbench.report import fmt
 from tsbench.report.sections.common import join
 from tsbench.results.model import Provision, TargetResult, Validation
 from tsbench.targets.registry import target_colour, target_title
+
+if TYPE_CHECKING:
+    from tsbench.report.model import ScaleView
 
 FAILED_BANNER_TITLE = "Validation FAILED — not replacing the latest report"
 
@@ -105,70 +108,58 @@ def placement_rows(placement: Mapping[str, Any], prefix: str = "") -> list[tuple
     return rows
 
 
-def banner(validation: Validation | None, targets: Sequence[TargetView]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Banner:
+    """The status at the top: ``kind`` pass | fail | none (not validated), its title and sentence,
+    and a line per failed target."""
+
+    kind: str
+    title: str
+    text: str
+    failed_targets: list[str]
+
+
+NOT_VALIDATED = "Not validated"
+PASSED = "Validation passed"
+
+
+def banner(validation: Validation | None, targets: Sequence[TargetView]) -> Banner:
     """The status at the top of one scale: validation outcome and the targets that failed."""
-    failed_text = [
-        f"{t.label} ({t.problem}" + (f": {t.error})" if t.error else ")") for t in targets if not t.ok
-    ]
+    failed = [f"{t.label} ({t.problem}" + (f": {t.error})" if t.error else ")") for t in targets if not t.ok]
     if validation is None:
-        shown = {
-            "kind": "none",
-            "title": "Not validated",
-            "text": "No validation.json in the run folder: these figures have not been checked by the "
-            "validation suites.",
-        }
-    elif validation.success:
+        text = (
+            "No validation.json in the run folder: these figures have not been checked by the "
+            "validation suites."
+        )
+        return Banner("none", NOT_VALIDATED, text, failed)
+    if validation.success:
         warnings = validation.warnings
-        shown = {
-            "kind": "pass",
-            "title": "Validation passed",
-            "text": "Every critical expectation holds"
-            + (f"; {len(warnings)} warning(s), listed under Validation." if warnings else "."),
-        }
-    else:
-        critical = validation.critical_failed
-        shown = {
-            "kind": "fail",
-            "title": FAILED_BANNER_TITLE,
-            "text": "Critical expectations failed: "
-            + (", ".join(map(str, critical)) or "see Validation")
-            + ".",
-        }
-    shown["failed_targets"] = failed_text
-    return shown
+        text = "Every critical expectation holds" + (
+            f"; {len(warnings)} warning(s), listed under Validation." if warnings else "."
+        )
+        return Banner("pass", PASSED, text, failed)
+    critical = ", ".join(map(str, validation.critical_failed)) or "see Validation"
+    return Banner("fail", FAILED_BANNER_TITLE, f"Critical expectations failed: {critical}.", failed)
 
 
-def overall_banner(
-    scales: Sequence[Mapping[str, Any]], validations: Sequence[Validation | None]
-) -> dict[str, Any]:
+def overall_banner(scales: Sequence[ScaleView], validations: Sequence[Validation | None]) -> Banner:
     """One status for the whole document: failed if any scale failed validation, not validated if
     any scale lacks it, else passed; failed targets of every scale."""
     if len(scales) == 1:
-        return scales[0]["banner"]
-    named = [(f"scale {fmt.integer(s['scale'])}", s, v) for s, v in zip(scales, validations, strict=True)]
-    failed_targets = [f"{label}: {text}" for label, s, _ in named for text in s["banner"]["failed_targets"]]
+        return scales[0].banner
+    named = [(f"scale {fmt.integer(s.scale)}", s, v) for s, v in zip(scales, validations, strict=True)]
+    failed = [f"{label}: {text}" for label, s, _ in named for text in s.banner.failed_targets]
     missing = [label for label, _, v in named if v is None]
     failing = [(label, v) for label, _, v in named if v is not None and not v.success]
     if failing:
-        critical = [f"{label}: {item}" for label, v in failing for item in v.critical_failed]
-        shown = {
-            "kind": "fail",
-            "title": FAILED_BANNER_TITLE,
-            "text": "Critical expectations failed: " + ("; ".join(critical) or "see Validation") + ".",
-        }
-    elif missing:
-        shown = {
-            "kind": "none",
-            "title": "Not validated",
-            "text": f"No validation.json for {join(missing)}: those figures have not been checked.",
-        }
-    else:
-        warnings = sum(len(v.warnings) for _, _, v in named if v is not None)
-        shown = {
-            "kind": "pass",
-            "title": "Validation passed",
-            "text": "Every critical expectation holds at every scale"
-            + (f"; {warnings} warning(s), listed under Validation." if warnings else "."),
-        }
-    shown["failed_targets"] = failed_targets
-    return shown
+        critical = "; ".join(f"{label}: {item}" for label, v in failing for item in v.critical_failed)
+        text = "Critical expectations failed: " + (critical or "see Validation") + "."
+        return Banner("fail", FAILED_BANNER_TITLE, text, failed)
+    if missing:
+        text = f"No validation.json for {join(missing)}: those figures have not been checked."
+        return Banner("none", NOT_VALIDATED, text, failed)
+    warnings = sum(len(v.warnings) for _, _, v in named if v is not None)
+    text = "Every critical expectation holds at every scale" + (
+        f"; {warnings} warning(s), listed under Validation." if warnings else "."
+    )
+    return Banner("pass", PASSED, text, failed)
