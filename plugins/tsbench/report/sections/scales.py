@@ -28,6 +28,7 @@ class AcrossRow:
     type: str = ""
 
     def value(self, target: TargetView) -> Number | None:
+        """``target``'s figure at this scale (None: none, or not in this row)."""
         return next((value for item, value, _ in self.cells if item.name == target.name), None)
 
 
