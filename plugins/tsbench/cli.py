@@ -161,11 +161,11 @@ def cmd_run(args: argparse.Namespace) -> str:
 
 def _run_summary(folder: Path, outcomes: dict[str, Any], problems: list[str], seconds: float) -> str:
     """The study tables of every scale, then where the report went and the verdict."""
-    from tsbench.results.files import read_json
+    from tsbench.results.documents import read_comparison
     from tsbench.results.tables import all_tables
 
-    comparison = read_json(folder / "comparison.json")
-    tables = [f"scale {scale}\n\n{all_tables(result)}" for scale, result in comparison["results"].items()]
+    comparison = read_comparison(folder)
+    tables = [f"scale {scale}\n\n{all_tables(result)}" for scale, result in comparison.results.items()]
     validation = outcomes.get("validate", {})
     published = outcomes.get("publish", {})
     lines = [

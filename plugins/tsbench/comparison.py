@@ -86,32 +86,28 @@ def read_plan(folder: Path) -> tuple[dict[str, Any], list[RunSpec]]:
     return plan, [RunSpec.parse(**plan["specs"][str(scale)]) for scale in plan["scales"]]
 
 
-def collect_comparison(folder: Path) -> dict[str, Any]:
-    """Collect every scale folder and write ``comparison.json`` (atomically)."""
+def collect_comparison(folder: Path) -> Comparison:
+    """Collect every scale folder and write ``comparison.json`` (atomically); returns it."""
     scales = sorted(
         int(path.name.removeprefix(SCALE_PREFIX)) for path in folder.glob(f"{SCALE_PREFIX}*") if path.is_dir()
     )
     results = {str(scale): collect(scale_dir(folder, scale)) for scale in scales}
     failed = sorted(
-        {
-            name
-            for result in results.values()
-            for name, body in result["targets"].items()
-            if body["status"] != "ok"
-        }
+        {name for result in results.values() for name, body in result.targets.items() if body.status != "ok"}
     )
-    first = next(iter(results.values()), {})
+    first = next(iter(results.values()), None)
+    spec = first.spec if first is not None else {}
     body = {
         "format": "tsbench-comparison/1",
         "run_id": folder.name,
-        "created_at": first.get("created_at"),
+        "created_at": first.written("created_at") if first is not None else None,
         "finished_at": format_instant(time.time_ns()),
-        "use_case": first.get("spec", {}).get("use_case"),
-        "targets": first.get("spec", {}).get("targets", []),
+        "use_case": spec.get("use_case"),
+        "targets": spec.get("targets", []),
         "scales": scales,
         "failed_targets": failed,
-        "results": results,
+        "results": {scale: result.to_json() for scale, result in results.items()},
     }
-    body = Comparison.from_json(body).to_json()  # the contract of tsbench.results.model
-    write_json_atomic(folder / "comparison.json", body)
-    return body
+    comparison = Comparison.from_json(body)  # the contract of tsbench.results.model
+    write_json_atomic(folder / "comparison.json", comparison.to_json())
+    return comparison

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tsbench.comparison import collect_comparison, parse_comparison, write_plan
+from tsbench.results.documents import StoredResult, read_comparison, read_validation
 from tsbench.results.files import read_json, write_bytes_atomic
 from tsbench.results.store import RunStore, spec_match
 from tsbench.runner import PHASES
@@ -71,12 +72,12 @@ def store() -> RunStore:
     return RunStore(results_root())
 
 
-def _history(folder: Path) -> list[dict[str, Any]]:
+def _history(folder: Path) -> list[StoredResult]:
     """Earlier results of the same use case, scale and targets (one list over every scale)."""
-    comparison = read_json(folder / "comparison.json")
+    comparison = read_comparison(folder)
     runs = store()
-    history: list[dict[str, Any]] = []
-    for result in comparison["results"].values():
+    history: list[StoredResult] = []
+    for result in comparison.results.values():
         history += runs.history(spec_match(result), n=HISTORY_RUNS, before=comparison)
     return history
 
@@ -89,8 +90,8 @@ def collect_run(folder: Path) -> str:
     log.info(
         "collected %s: scales %s, failed targets: %s",
         folder.name,
-        comparison["scales"],
-        ", ".join(comparison["failed_targets"]) or "none",
+        comparison.scales,
+        ", ".join(comparison.failed_targets) or "none",
     )
     return str(folder)
 
@@ -143,8 +144,8 @@ def _publish_locally(folder: Path, latest_folder: str = "latest") -> dict[str, A
 
     check_latest_folder(latest_folder)
     root = publish_root()
-    validation = folder / "validation.json"
-    passed = validation.is_file() and read_json(validation).get("success") is True
+    validation = read_validation(folder)
+    passed = validation is not None and validation.success is True
     if passed:
         _replace_latest(root, folder, latest_folder)
     runs = store().index()
@@ -195,12 +196,11 @@ def publish_run(
 
 def verdict_of(folder: Path) -> list[str]:
     """Reasons the comparison counts as failed (empty when it passed)."""
-    comparison = read_json(folder / "comparison.json")
-    problems = [f"target {name} failed" for name in comparison["failed_targets"]]
-    validation = folder / "validation.json"
-    if validation.is_file():
-        body = read_json(validation)
-        problems += [f"critical expectation failed: {name}" for name in body.get("critical_failed", [])]
+    comparison = read_comparison(folder)
+    problems = [f"target {name} failed" for name in comparison.failed_targets]
+    validation = read_validation(folder)
+    if validation is not None:
+        problems += [f"critical expectation failed: {name}" for name in validation.critical_failed]
     else:
         problems.append("not validated")
     return problems

@@ -75,9 +75,9 @@ def test_a_killed_server_fails_only_its_target(
     from tsbench.results.collect import collect
 
     result = collect(run_dir)
-    assert result["targets"]["postgres"]["status"] == "failed"
-    assert result["targets"]["postgres"]["failed_phase"] == "load"
-    assert result["targets"]["questdb"]["status"] == "ok"
+    assert result.targets["postgres"].status == "failed"
+    assert result.targets["postgres"].failed_phase == "load"
+    assert result.targets["questdb"].status == "ok"
 
 
 def test_loading_twice_never_duplicates(runtime: LocalRuntime, tmp_path: Path, dataset_cache: Path) -> None:

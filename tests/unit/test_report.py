@@ -571,7 +571,7 @@ def test_html_is_self_contained(html: str) -> None:
 
 def test_html_is_deterministic(run_dir: Path) -> None:
     result = read_result(run_dir)
-    args = (result, read_validation(run_dir), read_examples(run_dir, result["targets"]), synthetic_history())
+    args = (result, read_validation(run_dir), read_examples(run_dir, result.targets), synthetic_history())
     assert render_html(*args) == render_html(*args)
 
 
@@ -763,7 +763,7 @@ def test_validation_results(html: str) -> None:
 def test_not_validated_when_no_validation_file(tmp_path: Path) -> None:
     run_dir = write_run(tmp_path, synthetic_result(), None)
     result = read_result(run_dir)
-    page = render_html(result, read_validation(run_dir), read_examples(run_dir, result["targets"]))
+    page = render_html(result, read_validation(run_dir), read_examples(run_dir, result.targets))
     assert 'class="banner banner-none"' in page
     assert "Not validated" in text_of(page[: page.index('<nav class="toc">')])
     assert "Not enough history" in section(page, "trends")
@@ -1049,7 +1049,7 @@ def test_a_comparison_folder_gives_one_report_over_every_scale(tmp_path: Path) -
         json.dumps({**VALIDATION, "success": True, "critical_failed": []})
     )
     single = read_inputs(folder / "scale-1000")
-    assert len(single) == 1 and single[0][1] is not None and single[0][1]["success"]
+    assert len(single) == 1 and single[0][1] is not None and single[0][1].success
     assert "Validation passed" in render_document(single)
 
 

@@ -21,7 +21,9 @@ import pytest
 
 from tsbench.measure.stats import latency_stats
 from tsbench.results.collect import collect
+from tsbench.results.documents import read_result
 from tsbench.results.files import read_json, write_json_atomic
+from tsbench.results.model import Comparison
 from tsbench.results.store import RunStore, spec_match
 from tsbench.spec import DatasetSpec
 from tsbench.validation import validate_run
@@ -524,13 +526,13 @@ def test_history_from_the_run_store(dataset: Dataset, tmp_path: Path) -> None:
             run_id=f"202512{day:02d}T000000Z-s{day:05d}",
             created_at=f"2025-12-{day:02d}T00:00:00Z",
         )
-        validate_run(run_dir, store.history(spec_match(read_json(run_dir / "result.json"))))
+        validate_run(run_dir, store.history(spec_match(read_result(run_dir))))
         store.record(run_dir)
     current = make_run(store.root, dataset, run_id="20260101T000000Z-now000", rows_per_s=40_000.0)
-    result = read_json(current / "result.json")
+    result = read_result(current)
     history = store.history(spec_match(result), n=7, before=result)
-    assert [r["run_id"] for r in history] == [f"202512{d:02d}T000000Z-s{d:05d}" for d in range(1, 5)]
-    assert all(r["validation"]["success"] for r in history)
+    assert [r.run_id for r in history] == [f"202512{d:02d}T000000Z-s{d:05d}" for d in range(1, 5)]
+    assert all(r.validation is not None and r.validation.success for r in history)
     outcome = validate_run(current, history)
     summary = store.record(current)
     assert (
@@ -583,7 +585,7 @@ def test_runner_maps_every_expectation_back_to_its_check() -> None:
 # -- comparisons: one run folder per scale ---------------------------------------------------------
 def make_comparison(
     root: Path, datasets: list[Dataset], run_id: str, created_at: str, **kwargs: Any
-) -> tuple[Path, dict[str, Any]]:
+) -> tuple[Path, Comparison]:
     """A comparison folder (``tsbench.comparison`` layout): ``scale-<N>/`` run folders, then
     ``comparison.json`` by ``collect_comparison``."""
     from tsbench.comparison import collect_comparison
@@ -655,9 +657,9 @@ def test_comparisons_in_the_store_give_per_scale_history(
         "2026-01-01T00:00:00Z",
         rows_per_s=40_000.0,
     )
-    scale4 = comparison["results"]["4"]
+    scale4 = comparison.results["4"]
     history = store.history(spec_match(scale4), before=comparison)
-    assert [(r["store_id"], r["spec"]["scale"]) for r in history] == [
+    assert [(r.store_id, r.result.spec["scale"]) for r in history] == [
         (f"202512{d:02d}T000000Z-c{d:05d}", 4) for d in (1, 2, 3)
     ]
     everything = [store.results(s["run_id"]) for s in store.index()]  # results of all scales

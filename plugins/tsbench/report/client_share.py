@@ -8,9 +8,16 @@ the figures come from the load trials and query passes (``client_cpu_s``, ``clie
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from tsbench.results.model import LoadTrial, RunResult
+from tsbench.report.sections.common import Caveat
+from tsbench.report.sections.status import TargetView
+from tsbench.results.model import LoadTrial, Number, RunResult
+
+if TYPE_CHECKING:
+    from tsbench.report.sections.load import LoadRow
+    from tsbench.report.sections.queries import QueryRow
 
 # Above this share of the machine's CPU, a client that shared the server's cores is called out.
 CLIENT_SHARE_LIMIT = 0.25
@@ -18,37 +25,63 @@ CLIENT_SHARE_LIMIT = 0.25
 SHARED_CORE_RUNTIMES = frozenset({"local", "docker"})
 
 
-def load_client(trial: LoadTrial | None) -> dict[str, Any]:
+@dataclass(frozen=True)
+class ClientShare:
+    """The benchmark client's CPU-seconds and its share of the machine's CPU (0–1); ``source``:
+    where a load's bodies came from (wire cache, Arrow batches)."""
+
+    cpu_s: Number | None = None
+    share: Number | None = None
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class PreparedNote:
+    """How a target's load bodies were encoded before the timed window: ``wire`` is ``load.wire``
+    as recorded (bytes_sent, bodies, encode_s, encode_cpu_s, processes, reused)."""
+
+    target: TargetView
+    wire: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class ClientRow:
+    """One query type: each target's client CPU-seconds and share over its hot passes."""
+
+    type: str
+    cells: list[tuple[TargetView, ClientShare]]
+
+
+def load_client(trial: LoadTrial | None) -> ClientShare:
     """``client_cpu_s`` and ``client_share`` (0–1) of one load trial, and where its bodies came from."""
     if trial is None:
-        return {"cpu_s": None, "share": None, "source": None}
-    return {"cpu_s": trial.client_cpu_s, "share": trial.client_share, "source": trial.source}
+        return ClientShare()
+    return ClientShare(cpu_s=trial.client_cpu_s, share=trial.client_share, source=trial.source)
 
 
-def prepare_notes(run: RunResult, targets: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def prepare_notes(run: RunResult, targets: Sequence[TargetView]) -> list[PreparedNote]:
     """Per target, how its load bodies were prepared outside the timed window (``load.wire``)."""
     notes = []
     for target in targets:
-        load = run.targets[target["name"]].load
+        load = run.targets[target.name].load
         wire = load.wire if load is not None else None
         if wire:
-            notes.append({"target": target, **wire})
+            notes.append(PreparedNote(target, wire))
     return notes
 
 
-def query_client_rows(
-    queries: Mapping[str, Any], targets: Sequence[Mapping[str, Any]]
-) -> list[dict[str, Any]]:
+def query_client_rows(rows: Sequence[QueryRow]) -> list[ClientRow]:
     """Per query type, each target's client CPU-seconds and share over its hot passes."""
-    rows = []
-    for row in queries["rows"]:
+    out = []
+    for row in rows:
         cells = []
-        for target, cell in row["cells"]:
-            hot = cell.get("hot") or {} if cell["kind"] == "ok" else {}
-            cells.append((target, {"cpu_s": hot.get("client_cpu_s"), "share": hot.get("client_share")}))
-        if any(c["cpu_s"] is not None for _, c in cells):
-            rows.append({"type": row["type"], "cells": cells})
-    return rows
+        for target, cell in row.cells:
+            hot = cell.hot if cell.kind == "ok" else None
+            share = ClientShare(hot.client_cpu_s, hot.client_share) if hot is not None else ClientShare()
+            cells.append((target, share))
+        if any(c.cpu_s is not None for _, c in cells):
+            out.append(ClientRow(row.type, cells))
+    return out
 
 
 def _over(share: float | None) -> bool:
@@ -56,22 +89,20 @@ def _over(share: float | None) -> bool:
 
 
 def client_caveats(
-    spec: Mapping[str, Any], load_rows: Sequence[Mapping[str, Any]], query_rows: Sequence[Mapping[str, Any]]
-) -> list[dict[str, Any]]:
+    spec: Mapping[str, Any], load_rows: Sequence[LoadRow], query_rows: Sequence[ClientRow]
+) -> list[Caveat]:
     """A warning naming every load and query type where a client that shared the server's cores
     used more than ``CLIENT_SHARE_LIMIT`` of the machine; none when the server ran elsewhere."""
     if spec.get("runtime", "local") not in SHARED_CORE_RUNTIMES:
         return []
     heavy = [
-        f"{row['target']['label']} load ({row['client']['share']:.0%})"
-        for row in load_rows
-        if _over((row.get("client") or {}).get("share"))
+        f"{row.target.label} load ({row.client.share:.0%})" for row in load_rows if _over(row.client.share)
     ]
     heavy += [
-        f"{target['label']} {row['type']} ({cell['share']:.0%})"
+        f"{target.label} {row.type} ({cell.share:.0%})"
         for row in query_rows
-        for target, cell in row["cells"]
-        if _over(cell["share"])
+        for target, cell in row.cells
+        if _over(cell.share)
     ]
     if not heavy:
         return []
@@ -81,4 +112,4 @@ def client_caveats(
         + ". Client and server shared the same cores, so those figures include the client's competition "
         "for CPU: they measure the client as well as the database."
     )
-    return [{"severity": "warn", "text": text}]
+    return [Caveat("warn", text)]

@@ -1,30 +1,58 @@
-"""The report's content, computed from a run's files: plain dicts and lists for the template.
+"""The report's content, computed from a run's files: frozen views (dataclasses) for the template.
 
 Reads only what ``tsbench.runner`` / ``tsbench.results.collect`` write (``result.json``,
 ``targets/<name>/rendered.jsonl``) and the validation outcome (``validation.json``). Nothing here
 branches on a database's name: what differs between targets comes from their declared title,
 colour and capabilities and their recorded figures. Raw numbers stay numbers; the template formats
 them with the filters of ``tsbench.report.fmt``. Each section is a module of
-``tsbench.report.sections``; this module reads the inputs and assembles the document.
+``tsbench.report.sections`` with its views; this module reads the inputs and assembles the document.
+Dicts remain only where the content is free-form as recorded (the run's spec and dataset, ``wire``
+facts, error and mismatch samples).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from tsbench.report.sections.answers import answers_section, validation_section
-from tsbench.report.sections.environment import appendix_section, environment_section
-from tsbench.report.sections.footprint import cache_rows, footprint_section, resources_section
-from tsbench.report.sections.load import load_section
-from tsbench.report.sections.queries import queries_section
-from tsbench.report.sections.scales import across_scales_section
-from tsbench.report.sections.status import banner, overall_banner, placement_rows, target_view
-from tsbench.report.sections.summary import summary_section
-from tsbench.report.sections.trends import flatten_history, trends_section
-from tsbench.results.model import RunResult
+from tsbench.report.sections.answers import (
+    AnswersSection,
+    ValidationView,
+    answers_section,
+    validation_section,
+)
+from tsbench.report.sections.environment import (
+    AppendixSection,
+    EnvironmentSection,
+    appendix_section,
+    environment_section,
+)
+from tsbench.report.sections.footprint import (
+    CacheRow,
+    FootprintSection,
+    ResourceRow,
+    cache_rows,
+    footprint_section,
+    resources_section,
+)
+from tsbench.report.sections.load import LoadSection, load_section
+from tsbench.report.sections.queries import QueriesSection, queries_section
+from tsbench.report.sections.scales import AcrossSection, across_scales_section
+from tsbench.report.sections.status import (
+    Banner,
+    TargetView,
+    banner,
+    overall_banner,
+    placement_rows,
+    target_view,
+)
+from tsbench.report.sections.summary import SummarySection, summary_section
+from tsbench.report.sections.trends import TrendsSection, flatten_history, trends_section
+from tsbench.results.documents import HistoryItem, read_result, read_validation
+from tsbench.results.model import Number, RunResult, Validation
 
 __all__ = [
     "build_context",
@@ -38,20 +66,6 @@ __all__ = [
 
 
 # -- reading a run folder ----------------------------------------------------------------------
-def read_result(run_dir: Path) -> dict[str, Any]:
-    path = run_dir / "result.json"
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"{path} does not exist: run tsbench.results.collect.collect() on the run first"
-        )
-    return json.loads(path.read_text())
-
-
-def read_validation(run_dir: Path) -> dict[str, Any] | None:
-    path = run_dir / "validation.json"
-    return json.loads(path.read_text()) if path.is_file() else None
-
-
 def read_examples(run_dir: Path, names: Iterable[str]) -> dict[str, dict[str, str]]:
     """The first rendered text of every query type, per target: ``{target: {type: text}}``."""
     examples: dict[str, dict[str, str]] = {}
@@ -69,96 +83,174 @@ def read_examples(run_dir: Path, names: Iterable[str]) -> dict[str, dict[str, st
 
 
 # -- the document ------------------------------------------------------------------------------
-def _run_facts(run: RunResult) -> dict[str, Any]:
-    return {
-        "id": run.run_id,
-        "created_at": run.created_at,
-        "finished_at": run.finished_at,
-        "spec": run.spec,
-        "dataset": run.dataset,
-        "oracle_s": run.oracle_s,
-        "query_count": run.queries,
-        "format": run.format,
-    }
+@dataclass(frozen=True)
+class RunFacts:
+    """The run as the methodology states it: identity, times (ISO), spec and dataset (as recorded),
+    the oracle's seconds and the number of queries."""
+
+    id: str
+    created_at: str
+    finished_at: str
+    spec: dict[str, Any]
+    dataset: dict[str, Any]
+    oracle_s: Number | None
+    query_count: int | None
+    format: str
+
+
+@dataclass(frozen=True)
+class ScaleView:
+    """Every section of one result (one scale); ``prefix`` keeps anchors and chart ids unique."""
+
+    prefix: str
+    scale: int
+    run: RunFacts
+    targets: list[TargetView]
+    banner: Banner
+    summary: SummarySection
+    environment: EnvironmentSection
+    cache: list[CacheRow]
+    load: LoadSection
+    queries: QueriesSection
+    footprint: FootprintSection
+    resources: list[ResourceRow]
+    validation: ValidationView | None
+    answers: AnswersSection
+    trends: TrendsSection | None
+    appendix: AppendixSection
+
+
+@dataclass(frozen=True)
+class Title:
+    """The document's title: use case, scales, target titles, first run id, first start and last
+    finish (ISO instants)."""
+
+    use_case: str
+    scales: list[int]
+    targets: list[str]
+    run_id: str
+    created_at: str
+    finished_at: str
+
+
+@dataclass(frozen=True)
+class ReportView:
+    """The whole document: title, overall banner, a view per scale, the across-scales tables."""
+
+    title: Title
+    multi: bool
+    banner: Banner
+    scales: list[ScaleView]
+    across: AcrossSection | None
+
+    def template_vars(self) -> dict[str, Any]:
+        """The fields as the template's top-level names (not copied: ``asdict`` would deep-copy)."""
+        return {item.name: getattr(self, item.name) for item in fields(self)}
+
+
+def _run_facts(run: RunResult) -> RunFacts:
+    return RunFacts(
+        id=run.run_id,
+        created_at=run.created_at,
+        finished_at=run.finished_at,
+        spec=run.spec,
+        dataset=run.dataset,
+        oracle_s=run.oracle_s,
+        query_count=run.queries,
+        format=run.format,
+    )
+
+
+Validations = Validation | Mapping[str, Any] | None
+Examples = Mapping[str, Mapping[str, str]] | None
+ScaleInputs = tuple[RunResult | Mapping[str, Any], Validations, Examples]
+
+
+def _validation(validation: Validations) -> Validation | None:
+    if validation is None or isinstance(validation, Validation):
+        return validation
+    return Validation.from_json(validation)
 
 
 def scale_context(
     result: RunResult | Mapping[str, Any],
-    validation: Mapping[str, Any] | None = None,
-    examples: Mapping[str, Mapping[str, str]] | None = None,
-    history: Sequence[Mapping[str, Any]] = (),
+    validation: Validations = None,
+    examples: Examples = None,
+    history: Sequence[HistoryItem] = (),
     trend_runs: int = 10,
     prefix: str = "",
-) -> dict[str, Any]:
+) -> ScaleView:
     """The report's sections for one result (one scale; a ``RunResult`` or ``result.json``'s
-    content): ``prefix`` keeps anchors and chart ids unique when several scales share a document."""
+    content) and its validation (a ``Validation`` or ``validation.json``'s content): ``prefix``
+    keeps anchors and chart ids unique when several scales share a document."""
     run = result if isinstance(result, RunResult) else RunResult.from_json(result)
+    checked = _validation(validation)
     targets = [target_view(name, body) for name, body in run.targets.items()]
     load = load_section(run, targets, prefix)
     queries = queries_section(run, targets, prefix)
     footprint = footprint_section(run, targets, prefix)
-    return {
-        "prefix": prefix,
-        "scale": run.spec["scale"],
-        "run": _run_facts(run),
-        "targets": targets,
-        "banner": banner(validation, targets),
-        "summary": summary_section(prefix, run, targets, load, queries, footprint),
-        "environment": environment_section(run, targets),
-        "cache": cache_rows(run, targets),
-        "load": load,
-        "queries": queries,
-        "footprint": footprint,
-        "resources": resources_section(run, targets, load["rows"]),
-        "validation": validation_section(validation),
-        "answers": answers_section(run, targets),
-        "trends": trends_section(prefix, run, flatten_history(history), trend_runs, queries["types"]),
-        "appendix": appendix_section(queries, targets, examples or {}),
-    }
+    return ScaleView(
+        prefix=prefix,
+        scale=run.spec["scale"],
+        run=_run_facts(run),
+        targets=targets,
+        banner=banner(checked, targets),
+        summary=summary_section(prefix, run, targets, load, queries, footprint),
+        environment=environment_section(run, targets),
+        cache=cache_rows(run, targets),
+        load=load,
+        queries=queries,
+        footprint=footprint,
+        resources=resources_section(run, targets, load.rows),
+        validation=validation_section(checked),
+        answers=answers_section(run, targets),
+        trends=trends_section(prefix, run, flatten_history(history), trend_runs, queries.types),
+        appendix=appendix_section(queries, targets, examples or {}),
+    )
 
 
 def build_report_context(
-    runs: Sequence[
-        tuple[Mapping[str, Any], Mapping[str, Any] | None, Mapping[str, Mapping[str, str]] | None]
-    ],
-    history: Sequence[Mapping[str, Any]] = (),
-    trend_runs: int = 10,
-) -> dict[str, Any]:
-    """The whole document: ``runs`` = (result, validation, examples) per scale, smallest first."""
+    runs: Sequence[ScaleInputs], history: Sequence[HistoryItem] = (), trend_runs: int = 10
+) -> ReportView:
+    """The whole document: ``runs`` = (result, validation, examples) per scale, smallest first;
+    ``history``: earlier results or comparisons (records, their JSON, or stored results)."""
     if not runs:
         raise ValueError("a report needs at least one result")
     multi = len(runs) > 1
+    typed = [
+        (r if isinstance(r, RunResult) else RunResult.from_json(r), _validation(v), e) for r, v, e in runs
+    ]
     scales = [
         scale_context(
-            result, validation, examples, history, trend_runs, f"s{result['spec']['scale']}-" if multi else ""
+            result, validation, examples, history, trend_runs, f"s{result.spec['scale']}-" if multi else ""
         )
-        for result, validation, examples in runs
+        for result, validation, examples in typed
     ]
     first = scales[0]
-    labels = list(dict.fromkeys(t["label"] for s in scales for t in s["targets"]))
-    return {
-        "title": {
-            "use_case": first["run"]["spec"]["use_case"],
-            "scales": [s["scale"] for s in scales],
-            "targets": labels,
-            "run_id": first["run"]["id"],
-            "created_at": min(s["run"]["created_at"] for s in scales),
-            "finished_at": max(s["run"]["finished_at"] for s in scales),
-        },
-        "multi": multi,
-        "banner": overall_banner(scales, [v for _, v, _ in runs]),
-        "scales": scales,
-        "across": across_scales_section(scales),
-    }
+    title = Title(
+        use_case=first.run.spec["use_case"],
+        scales=[s.scale for s in scales],
+        targets=list(dict.fromkeys(t.label for s in scales for t in s.targets)),
+        run_id=first.run.id,
+        created_at=min(s.run.created_at for s in scales),
+        finished_at=max(s.run.finished_at for s in scales),
+    )
+    return ReportView(
+        title=title,
+        multi=multi,
+        banner=overall_banner(scales, [v for _, v, _ in typed]),
+        scales=scales,
+        across=across_scales_section(scales),
+    )
 
 
 def build_context(
-    result: Mapping[str, Any],
-    validation: Mapping[str, Any] | None = None,
-    examples: Mapping[str, Mapping[str, str]] | None = None,
-    history: Sequence[Mapping[str, Any]] = (),
+    result: RunResult | Mapping[str, Any],
+    validation: Validations = None,
+    examples: Examples = None,
+    history: Sequence[HistoryItem] = (),
     trend_runs: int = 10,
-) -> dict[str, Any]:
+) -> ReportView:
     """Everything the template shows for one result (``result.json``), its validation outcome, the
     example query texts per target (``read_examples``) and earlier results (for trends)."""
     return build_report_context([(result, validation, examples)], history, trend_runs)

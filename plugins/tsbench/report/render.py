@@ -27,8 +27,10 @@ from markupsafe import Markup
 
 from tsbench.comparison import SCALE_PREFIX
 from tsbench.report import client_share, fmt
-from tsbench.report.model import build_report_context, read_examples, read_result, read_validation
+from tsbench.report.model import ScaleInputs, build_report_context, read_examples
+from tsbench.results.documents import HistoryItem, read_result, read_validation
 from tsbench.results.files import write_bytes_atomic
+from tsbench.results.model import RunResult, Validation
 
 log = logging.getLogger("tsbench.report")
 TEMPLATES = Path(__file__).parent / "templates"
@@ -38,6 +40,8 @@ STYLESHEET = "report.css"
 
 @dataclass(frozen=True)
 class ReportFiles:
+    """Where the report was written: ``report.html`` and ``report.pdf``."""
+
     html: Path
     pdf: Path
 
@@ -61,28 +65,28 @@ def _environment() -> Environment:
     return env
 
 
-Inputs = list[tuple[dict[str, Any], dict[str, Any] | None, dict[str, dict[str, str]]]]
+Inputs = list[tuple[RunResult, Validation | None, dict[str, dict[str, str]]]]
 
 
-def render_document(runs: Sequence[Any], history: Sequence[Mapping[str, Any]] = ()) -> str:
+def render_document(runs: Sequence[ScaleInputs], history: Sequence[HistoryItem] = ()) -> str:
     """The report as one HTML document for ``runs`` = (result, validation, examples) per scale;
     the same text goes to the browser and to WeasyPrint."""
     context = build_report_context(runs, history)
     css = Markup((TEMPLATES / STYLESHEET).read_text())  # our own stylesheet, not input
-    return _environment().get_template(TEMPLATE).render(css=css, **context)
+    return _environment().get_template(TEMPLATE).render(css=css, **context.template_vars())
 
 
 def render_html(
-    result: Mapping[str, Any],
-    validation: Mapping[str, Any] | None = None,
+    result: RunResult | Mapping[str, Any],
+    validation: Validation | Mapping[str, Any] | None = None,
     examples: Mapping[str, Mapping[str, str]] | None = None,
-    history: Sequence[Mapping[str, Any]] = (),
+    history: Sequence[HistoryItem] = (),
 ) -> str:
     """The report of one result (one scale) as one HTML document."""
     return render_document([(result, validation, examples)], history)
 
 
-def _comparison_validation(folder: Path) -> dict[str, Any] | None:
+def _comparison_validation(folder: Path) -> Validation | None:
     return read_validation(folder) if (folder / "comparison.json").is_file() else None
 
 
@@ -91,7 +95,7 @@ def read_inputs(folder: Path) -> Inputs:
     if (folder / "result.json").is_file():
         result = read_result(folder)
         validation = read_validation(folder) or _comparison_validation(folder.parent)
-        return [(result, validation, read_examples(folder, result["targets"]))]
+        return [(result, validation, read_examples(folder, result.targets))]
     scales = sorted(
         (int(path.name.removeprefix(SCALE_PREFIX)), path)
         for path in folder.glob(f"{SCALE_PREFIX}*")
@@ -106,7 +110,7 @@ def read_inputs(folder: Path) -> Inputs:
     inputs: Inputs = []
     for _, path in scales:
         result = read_result(path)
-        inputs.append((result, read_validation(path) or shared, read_examples(path, result["targets"])))
+        inputs.append((result, read_validation(path) or shared, read_examples(path, result.targets)))
     return inputs
 
 
@@ -149,10 +153,11 @@ def html_to_pdf(html: str, base_url: str | None = None) -> bytes:
 
 
 def render_report(
-    run_dir: Path, history: Sequence[Mapping[str, Any]] = (), out_dir: Path | None = None
+    run_dir: Path, history: Sequence[HistoryItem] = (), out_dir: Path | None = None
 ) -> ReportFiles:
     """Render ``run_dir`` — a run folder or a comparison folder (see the module docstring) — with
-    ``history`` = earlier runs' result dicts (or comparison dicts) for the trend charts, to
+    ``history`` = earlier results or comparisons (records, their JSON, or stored results) for the
+    trend charts, to
     ``report.html`` and ``report.pdf`` in ``out_dir`` (default ``run_dir / "report"``)."""
     run_dir = Path(run_dir)
     out = Path(out_dir) if out_dir is not None else run_dir / "report"
@@ -167,7 +172,7 @@ def render_report(
     )
     log.info(
         "report for %s: html %.2f s, pdf %.2f s → %s",
-        inputs[0][0]["run_id"],
+        inputs[0][0].run_id,
         html_done - started,
         time.perf_counter() - html_done,
         out,

@@ -34,7 +34,7 @@ def _phase_body(path: Path, phase: str) -> dict[str, Any]:
     return record.from_json(body).to_json() if record is not None else body
 
 
-def target_result(folder: Path) -> dict[str, Any]:
+def target_result(folder: Path) -> TargetResult:
     """One target's phase files as ``TargetResult`` JSON, with its status (ok, failed, incomplete)."""
     body: dict[str, Any] = {}
     for phase in PHASE_FILES:
@@ -48,11 +48,11 @@ def target_result(folder: Path) -> dict[str, Any]:
         body["error"] = error["error"]
     elif body["status"] == "incomplete":
         body["stopped_before"] = next(phase for phase, file in PHASE_ORDER if file not in body)
-    return TargetResult.from_json(body).to_json()
+    return TargetResult.from_json(body)
 
 
-def collect(run_dir: Path) -> dict[str, Any]:
-    """Write ``result.json`` (atomically, checked as a ``RunResult``) and return its content."""
+def collect(run_dir: Path) -> RunResult:
+    """Write ``result.json`` (atomically, checked as a ``RunResult``) and return it."""
     run = read_json(run_dir / "run.json")
     targets_dir = run_dir / "targets"
     names = run["spec"]["targets"]
@@ -60,8 +60,8 @@ def collect(run_dir: Path) -> dict[str, Any]:
         **run,
         "format": "tsbench-result/1",
         "finished_at": format_instant(time.time_ns()),
-        "targets": {name: target_result(targets_dir / name) for name in names},
+        "targets": {name: target_result(targets_dir / name).to_json() for name in names},
     }
-    result = RunResult.from_json(result).to_json()
-    write_json_atomic(run_dir / "result.json", result)
-    return result
+    record = RunResult.from_json(result)
+    write_json_atomic(run_dir / "result.json", record.to_json())
+    return record

@@ -16,7 +16,8 @@ from urllib.parse import quote
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from tsbench.results.store import DOCUMENTS, summarize_dir
+from tsbench.results.documents import DOCUMENTS
+from tsbench.results.store import summarize_dir
 
 TEMPLATES = Path(__file__).parents[1] / "report" / "templates"
 INDEX_TEMPLATE = "index.html.j2"

@@ -35,6 +35,10 @@ class Record(BaseModel):
         """Whether the JSON had ``key`` (a declared key keeps its default when absent)."""
         return key in self.model_fields_set
 
+    def written(self, key: str) -> Any:
+        """``key``'s value as the JSON had it: None when absent (not the declared default)."""
+        return getattr(self, key) if self.has(key) else None
+
 
 class Resources(Record):
     """Server CPU and memory over a phase (0.5 s sampler): percent of one core, bytes of RSS."""
@@ -259,6 +263,57 @@ class Comparison(Record):
     scales: list[int] = []
     failed_targets: list[str] = []
     results: dict[str, RunResult] = {}
+
+
+class Expectation(Record):
+    """One expectation's outcome in ``validation.json``."""
+
+    expectation: str = ""
+    success: bool | None = None
+    observed: Any = None
+    details: Any = None
+    skipped: bool = False
+
+
+class SuiteOutcome(Record):
+    """One suite's outcome in ``validation.json`` (``critical``: its failures fail the run)."""
+
+    name: str = "?"
+    critical: bool | None = True
+    success: bool | None = None
+    status: str = ""
+    results: list[Expectation] = []
+
+
+class Validation(Record):
+    """``validation.json`` (``tsbench.validation``): the verdict, its reasons and every suite."""
+
+    format: str = ""
+    run_id: str = ""
+    validated_at: str = ""
+    success: bool = False
+    critical_failed: list[Any] = []
+    warnings: list[Any] = []
+    seconds: Number | None = None
+    great_expectations_version: str = ""
+    suites: list[SuiteOutcome] = []
+    scales: dict[str, dict[str, Any]] = {}
+
+
+class ValidationSummary(Record):
+    """What an index line and a stored result say of a validation (``warnings``: how many)."""
+
+    success: bool | None = None
+    critical_failed: list[Any] = []
+    warnings: int = 0
+
+    @classmethod
+    def of(cls, validation: Validation) -> ValidationSummary:
+        return cls(
+            success=bool(validation.success),
+            critical_failed=list(validation.critical_failed),
+            warnings=len(validation.warnings),
+        )
 
 
 PHASE_RECORDS: dict[str, type[Record]] = {

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from tsbench.results.bucket import Bucket, PublishError, make_client, md5_of
+from tsbench.results.documents import DOCUMENTS, Document, parse_document, read_validation, run_document
 from tsbench.results.index import (
     LATEST,
     MARKER,
@@ -58,16 +59,8 @@ from tsbench.results.index import (
     render_index_html,
     run_links,
 )
-from tsbench.results.store import (
-    DOCUMENTS,
-    INDEX_FORMAT,
-    newest_first,
-    read_validation,
-    report_files,
-    run_document,
-    run_files,
-    summarize,
-)
+from tsbench.results.model import Validation
+from tsbench.results.store import INDEX_FORMAT, newest_first, report_files, run_files, summarize
 
 __all__ = [
     "LATEST",
@@ -97,12 +90,17 @@ def _rebuild(bucket: Bucket) -> list[dict[str, Any]]:
         document = document_name(paths)
         if document is None:
             continue
-        body = bucket.get_json(f"runs/{run_id}/{document}")
-        validation = bucket.get_json(f"runs/{run_id}/validation.json") if "validation.json" in paths else None
+        body = parse_document(bucket.get_json(f"runs/{run_id}/{document}"))
+        validation = _bucket_validation(bucket, run_id) if "validation.json" in paths else None
         marker = bucket.get_json(f"runs/{run_id}/{MARKER}") if MARKER in paths else None
         summary = summarize(body, validation, report_files(paths))
         runs.append(index_line(summary, run_id, latest_folder_of(marker or {})))
     return newest_first(runs)
+
+
+def _bucket_validation(bucket: Bucket, run_id: str) -> Validation | None:
+    body = bucket.get_json(f"runs/{run_id}/validation.json")
+    return Validation.from_json(body) if body is not None else None
 
 
 # -- publishing ----------------------------------------------------------------------------------
@@ -154,14 +152,14 @@ def publish_run(
 def _publish(
     store: Bucket,
     run_dir: Path,
-    document: Mapping[str, Any],
+    document: Document,
     latest_folder: str,
     rebuild_index: bool,
     force: bool,
 ) -> dict[str, Any]:
     """The run's files, its index line, its marker, the latest folders it affects and the index;
     returns what was done (``publish_run``'s outcome)."""
-    run_id = document.get("run_id") or run_dir.name
+    run_id = document.run_id or run_dir.name
     paths = run_files(run_dir)
     uploaded, unchanged, stale = _upload_run(store, run_dir, run_id, paths, force)
     summary = summarize(document, read_validation(run_dir), report_files(paths))

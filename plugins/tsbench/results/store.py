@@ -27,70 +27,35 @@ from typing import Any
 
 from filelock import FileLock
 
+from tsbench.results.documents import (
+    DOCUMENTS,
+    Document,
+    StoredResult,
+    read_result,
+    read_validation,
+    results_of,
+    run_document,
+    scale_dirs,
+)
 from tsbench.results.files import read_json, write_json_atomic
+from tsbench.results.model import Comparison, RunResult, Validation, ValidationSummary
 
 INDEX_FORMAT = "tsbench-index/1"
 REPORT_DIR = "report"
 HTML_NAMES = ("report.html", "index.html")
 PDF_NAMES = ("report.pdf",)
-DOCUMENTS = ("comparison.json", "result.json")  # what makes a folder a (collected) run
-SCALE_PREFIX = "scale-"
 
 
-def comparison_key(result: Mapping[str, Any]) -> tuple[Any, Any, tuple[str, ...]]:
+def comparison_key(result: RunResult) -> tuple[Any, Any, tuple[str, ...]]:
     """What makes two runs comparable for trends: use case, scale and the set of targets."""
-    spec = result.get("spec") or {}
+    spec = result.spec
     return spec.get("use_case"), spec.get("scale"), tuple(sorted(spec.get("targets") or []))
 
 
-def spec_match(result: Mapping[str, Any]) -> dict[str, Any]:
+def spec_match(result: RunResult) -> dict[str, Any]:
     """The ``RunStore.history`` filter for runs comparable with ``result`` (``comparison_key``)."""
     use_case, scale, targets = comparison_key(result)
     return {"use_case": use_case, "scale": scale, "targets": list(targets)}
-
-
-def is_comparison(document: Mapping[str, Any]) -> bool:
-    """A comparison document (``comparison.json``) rather than one run's ``result.json``."""
-    return isinstance(document.get("results"), Mapping) and not isinstance(document.get("targets"), Mapping)
-
-
-def results_of(document: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The per-scale results of a run document: a comparison's ``results`` (smallest scale first),
-    or the result itself."""
-    if is_comparison(document):
-        return sorted(document["results"].values(), key=lambda r: (r.get("spec") or {}).get("scale") or 0)
-    return [dict(document)]
-
-
-def flatten(history: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Result dicts and comparison dicts → one result dict per scale (a comparison's results get
-    ``store_id``, the comparison's run id, since their own ``run_id`` names only the scale folder)."""
-    out = []
-    for item in history:
-        for result in results_of(item):
-            if is_comparison(item):
-                result = {**result, "store_id": item.get("run_id")}
-            out.append(result)
-    return out
-
-
-# -- files of a run folder ---------------------------------------------------------------------
-def run_document(run_dir: Path) -> tuple[str, dict[str, Any]]:
-    """``(file name, content)`` of the folder's run document: ``comparison.json`` or ``result.json``."""
-    for name in DOCUMENTS:
-        if (run_dir / name).is_file():
-            return name, read_json(run_dir / name)
-    raise FileNotFoundError(f"{run_dir} has neither comparison.json nor result.json: collect the run first")
-
-
-def scale_dirs(run_dir: Path) -> list[Path]:
-    """The folders holding one scale's ``result.json``: the scale folders of a comparison, or the
-    run folder itself."""
-    if (run_dir / "comparison.json").is_file() or not (run_dir / "result.json").is_file():
-        found = [p for p in run_dir.glob(f"{SCALE_PREFIX}*") if (p / "result.json").is_file()]
-        if found:
-            return sorted(found, key=lambda p: int(p.name.removeprefix(SCALE_PREFIX) or 0))
-    return [run_dir] if (run_dir / "result.json").is_file() else []
 
 
 def _pick(paths: list[str], names: tuple[str, ...], suffix: str) -> str | None:
@@ -132,27 +97,17 @@ def find_report(run_dir: Path) -> dict[str, Any]:
     return report_files(run_files(run_dir))
 
 
-def read_validation(run_dir: Path) -> dict[str, Any] | None:
-    path = run_dir / "validation.json"
-    return read_json(path) if path.is_file() else None
-
-
 # -- summaries ---------------------------------------------------------------------------------
-def validation_summary(validation: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    if validation is None:
-        return None
-    return {
-        "success": bool(validation.get("success")),
-        "critical_failed": list(validation.get("critical_failed") or []),
-        "warnings": len(validation.get("warnings") or []),
-    }
+def validation_summary(validation: Validation | None) -> dict[str, Any] | None:
+    """The index line's ``validation``: ``{success, critical_failed, warnings}`` (a count)."""
+    return ValidationSummary.of(validation).to_json() if validation is not None else None
 
 
-def verdict(validation: Mapping[str, Any] | None) -> str:
+def verdict(validation: Validation | None) -> str:
     """``passed`` / ``failed`` / ``not validated``."""
     if validation is None:
         return "not validated"
-    return "passed" if validation.get("success") else "failed"
+    return "passed" if validation.success else "failed"
 
 
 def _worst(statuses: list[str]) -> str:
@@ -162,56 +117,53 @@ def _worst(statuses: list[str]) -> str:
     return statuses[0] if statuses else "missing"
 
 
+def _status(result: RunResult, name: str) -> str:
+    body = result.targets.get(name)
+    return body.status if body is not None and body.has("status") else "missing"
+
+
+def _load_rate(result: RunResult, name: str) -> Any:
+    body = result.targets.get(name)
+    return body.load.median_rows_per_s if body is not None and body.load is not None else None
+
+
 def summarize(
-    document: Mapping[str, Any],
-    validation: Mapping[str, Any] | None = None,
+    document: Document,
+    validation: Validation | None = None,
     report: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """One line of the index: what a listing of runs shows without opening the run.
+    """One line of the index (JSON, ``index.json``'s format): what a listing of runs shows without
+    opening the run.
 
     ``document``: a result or a comparison. ``status`` per target is the worst over the scales;
     ``load_rows_per_s`` (rows/s per target, the headline) is the largest scale's, and
     ``load_rows_per_s_by_scale`` has every scale's.
     """
     results = results_of(document)
-    first = results[0] if results else {}
-    spec = first.get("spec") or {}
-    names = list(
-        dict.fromkeys(
-            n for r in results for n in [*(r.get("spec") or {}).get("targets", []), *r.get("targets", {})]
-        )
-    )
-    scales = [(r.get("spec") or {}).get("scale") for r in results]
-    by_scale = {
-        str((r.get("spec") or {}).get("scale")): {
-            n: (((r.get("targets") or {}).get(n) or {}).get("load") or {}).get("median_rows_per_s")
-            for n in names
-        }
-        for r in results
-    }
-    datasets = [r.get("dataset") or {} for r in results]
+    first = results[0] if results else RunResult()
+    names = list(dict.fromkeys(n for r in results for n in [*r.spec.get("targets", []), *r.targets]))
+    scales = [r.spec.get("scale") for r in results]
+    by_scale = {str(r.spec.get("scale")): {n: _load_rate(r, n) for n in names} for r in results}
+    is_comparison = isinstance(document, Comparison)
     return {
-        "run_id": document.get("run_id"),
-        "created_at": document.get("created_at") or first.get("created_at"),
-        "finished_at": document.get("finished_at"),
-        "kind": "comparison" if is_comparison(document) else "run",
-        "use_case": spec.get("use_case"),
+        "run_id": document.written("run_id"),
+        "created_at": document.written("created_at") or first.written("created_at"),
+        "finished_at": document.written("finished_at"),
+        "kind": "comparison" if is_comparison else "run",
+        "use_case": first.spec.get("use_case"),
         "scale": scales[-1] if scales else None,
         "scales": scales,
-        "start": spec.get("start"),
-        "end": spec.get("end"),
+        "start": first.spec.get("start"),
+        "end": first.spec.get("end"),
         "targets": names,
-        "status": {
-            n: _worst([((r.get("targets") or {}).get(n) or {}).get("status", "missing") for r in results])
-            for n in names
-        },
+        "status": {n: _worst([_status(r, n) for r in results]) for n in names},
         "verdict": verdict(validation),
         "validation": validation_summary(validation),
         "load_rows_per_s": by_scale[str(scales[-1])] if scales else {},
         "load_rows_per_s_by_scale": by_scale,
         "dataset": {
-            "ids": [d.get("id") for d in datasets],
-            "rows_total": sum(d.get("rows_total") or 0 for d in datasets),
+            "ids": [r.dataset.get("id") for r in results],
+            "rows_total": sum(r.dataset.get("rows_total") or 0 for r in results),
         },
         "report": {"html": (report or {}).get("html"), "pdf": (report or {}).get("pdf")},
     }
@@ -250,17 +202,16 @@ class RunStore:
             if p.is_dir() and not p.name.startswith(".") and any((p / d).is_file() for d in DOCUMENTS)
         )
 
-    def results(self, run_id: str) -> list[dict[str, Any]]:
-        """A run's result dicts, one per scale, each with ``validation`` (the summary of its
-        scale's ``validation.json``, else of the run's) and ``store_id`` (the run folder's name)."""
+    def results(self, run_id: str) -> list[StoredResult]:
+        """A run's results, one per scale, each with ``validation`` (the summary of its scale's
+        ``validation.json``, else of the run's) and ``store_id`` (the run folder's name)."""
         run_dir = self.run_dir(run_id)
         shared = read_validation(run_dir)
         out = []
         for folder in scale_dirs(run_dir):
-            result = read_json(folder / "result.json")
-            result["validation"] = validation_summary(read_validation(folder) or shared)
-            result["store_id"] = run_id
-            out.append(result)
+            validation = read_validation(folder) or shared
+            summary = ValidationSummary.of(validation) if validation is not None else None
+            out.append(StoredResult(read_result(folder), run_id, summary))
         return out
 
     # -- index -------------------------------------------------------------------------------------
@@ -289,7 +240,7 @@ class RunStore:
         if source.resolve() != target.resolve():
             self._copy_in(source, target)
         runs = self.rebuild_index()
-        return next(s for s in runs if s["run_id"] == document.get("run_id"))
+        return next(s for s in runs if s["run_id"] == document.written("run_id"))
 
     def _copy_in(self, source: Path, target: Path) -> None:
         """Copy a run folder into the store; the folder appears complete or not at all."""
@@ -309,25 +260,19 @@ class RunStore:
         self,
         match: Mapping[str, Any] | None = None,
         n: int = 7,
-        before: Mapping[str, Any] | str | None = None,
+        before: RunResult | Comparison | StoredResult | str | None = None,
         valid_only: bool = True,
-    ) -> list[dict[str, Any]]:
+    ) -> list[StoredResult]:
         """Earlier results, one per run and scale, oldest first: the last ``n`` that match.
 
-        Each is a ``result.json`` with ``validation`` (summary) and ``store_id`` attached.
-        ``match``: spec fields to agree on, e.g. ``spec_match(result)`` = use case, scale and
-        targets (targets compare as a set). ``before``: a result or comparison dict, or a run id:
-        only runs created before it, never that run itself. ``valid_only``: leave out results whose
+        Each with ``validation`` (summary) and ``store_id`` (``StoredResult``). ``match``: spec
+        fields to agree on, e.g. ``spec_match(result)`` = use case, scale and targets (targets
+        compare as a set). ``before``: a result, comparison or stored result, or a run id: only runs
+        created before it, never that run itself. ``valid_only``: leave out results whose
         validation failed (results not validated yet are kept).
         """
         match = dict(match or {})
-        limit_run, limit_time = None, None
-        if isinstance(before, str):
-            limit_run = before
-            found = [s for s in self.index() if s["run_id"] == before]
-            limit_time = found[0]["created_at"] if found else None
-        elif before is not None:
-            limit_run, limit_time = before.get("store_id") or before.get("run_id"), before.get("created_at")
+        limit_run, limit_time = _limit(self.index(), before)
         picked = []
         for summary in reversed(self.index()):  # oldest first
             if summary["run_id"] == limit_run:
@@ -340,12 +285,26 @@ class RunStore:
                 continue
             if not any((self.run_dir(summary["run_id"]) / d).is_file() for d in DOCUMENTS):
                 continue
-            for result in self.results(summary["run_id"]):
-                if valid_only and (result.get("validation") or {}).get("success") is False:
+            for stored in self.results(summary["run_id"]):
+                if valid_only and stored.validation is not None and stored.validation.success is False:
                     continue
-                if _spec_matches(result.get("spec") or {}, match):
-                    picked.append(result)
+                if _spec_matches(stored.result.spec, match):
+                    picked.append(stored)
         return picked[-n:] if n > 0 else []
+
+
+def _limit(
+    index: list[dict[str, Any]], before: RunResult | Comparison | StoredResult | str | None
+) -> tuple[str | None, str | None]:
+    """The run id and creation time that ``RunStore.history``'s ``before`` names."""
+    if isinstance(before, str):
+        found = [s for s in index if s["run_id"] == before]
+        return before, found[0]["created_at"] if found else None
+    if isinstance(before, StoredResult):
+        return before.run_id, before.result.written("created_at")
+    if before is not None:
+        return before.written("run_id"), before.written("created_at")
+    return None, None
 
 
 def _spec_matches(spec: Mapping[str, Any], match: Mapping[str, Any]) -> bool:

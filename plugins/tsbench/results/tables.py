@@ -1,73 +1,72 @@
-"""Plain-text tables shaped like the published studies' (load, queries per type, footprint)."""
+"""Plain-text tables shaped like the published studies' (load, queries per type, footprint), from
+one scale's ``RunResult``."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from tabulate import tabulate
+
+from tsbench.results.model import FootprintFigures, FootprintPhase, QueriesPhase, RunResult
 
 
 def _gb(value: float | None) -> str:
     return "–" if value is None else f"{value / 1e9:.3f}"
 
 
-def load_table(result: dict[str, Any]) -> str:
+def load_table(result: RunResult) -> str:
+    """Per target: the median trial by rows/s (rows, seconds, rows/s, metrics/s)."""
     rows = []
-    for name, body in result["targets"].items():
-        trials = body.get("load", {}).get("trials", [])
+    for name, body in result.targets.items():
+        trials = body.load.trials if body.load is not None else []
         if not trials:
-            rows.append([name, body["status"], "–", "–", "–", "–"])
+            rows.append([name, body.status, "–", "–", "–", "–"])
             continue
-        best = sorted(trials, key=lambda t: t["rows_per_s"])[len(trials) // 2]
+        best = sorted(trials, key=lambda t: t.rows_per_s)[len(trials) // 2]
         rows.append(
             [
                 name,
-                body["status"],
-                f"{best['rows']:,}",
-                f"{best['seconds']:.2f}",
-                f"{best['rows_per_s']:,.0f}",
-                f"{best['metrics_per_s']:,.0f}",
+                body.status,
+                f"{best.rows:,}",
+                f"{best.seconds:.2f}",
+                f"{best.rows_per_s:,.0f}",
+                f"{best.metrics_per_s:,.0f}",
             ]
         )
     return tabulate(rows, ["target", "status", "rows", "seconds", "rows/s", "metrics/s"], tablefmt="github")
 
 
-def query_table(result: dict[str, Any], pass_kind: str = "hot", figure: str = "qps") -> str:
-    names = list(result["targets"])
+def query_table(result: RunResult, pass_kind: str = "hot", figure: str = "qps") -> str:
+    """Query type × target: ``figure`` (a ``QueryStats`` field) of the ``pass_kind`` pass (hot or
+    cold); ✗ marks errors or wrong answers."""
+    names = list(result.targets)
+    phases = {name: body.queries or QueriesPhase() for name, body in result.targets.items()}
     types: list[str] = []
-    for body in result["targets"].values():
-        for qtype in body.get("queries", {}).get(pass_kind, {}):
+    for queries in phases.values():
+        for qtype in getattr(queries, pass_kind):
             if qtype not in types:
                 types.append(qtype)
     rows = []
     for qtype in types:
         row = [qtype]
         for name in names:
-            queries = result["targets"][name].get("queries", {})
-            stats = queries.get(pass_kind, {}).get(qtype)
+            queries = phases[name]
+            stats = getattr(queries, pass_kind).get(qtype)
             if stats is None:
-                row.append("unsupported" if qtype in queries.get("unsupported", {}) else "–")
+                row.append("unsupported" if qtype in queries.unsupported else "–")
             else:
-                flag = " ✗" if stats["mismatches"] or stats["errors"] else ""
-                row.append(f"{stats[figure]:,.1f}{flag}")
+                flag = " ✗" if stats.mismatches or stats.errors else ""
+                row.append(f"{getattr(stats, figure):,.1f}{flag}")
         rows.append(row)
     return tabulate(rows, [f"{pass_kind} {figure}", *names], tablefmt="github")
 
 
-def footprint_table(result: dict[str, Any]) -> str:
+def footprint_table(result: RunResult) -> str:
+    """Per target: the database's own bytes and disk bytes after load and after settle, in GB."""
     rows = []
-    for name, body in result["targets"].items():
-        fp = body.get("footprint", {})
-        load, settle = fp.get("after_load", {}), fp.get("after_settle", {})
-        rows.append(
-            [
-                name,
-                _gb(load.get("bytes")),
-                _gb(settle.get("bytes")),
-                _gb(load.get("disk_bytes")),
-                _gb(settle.get("disk_bytes")),
-            ]
-        )
+    for name, body in result.targets.items():
+        footprint = body.footprint or FootprintPhase()
+        load = footprint.after_load or FootprintFigures()
+        settle = footprint.after_settle or FootprintFigures()
+        rows.append([name, _gb(load.bytes), _gb(settle.bytes), _gb(load.disk_bytes), _gb(settle.disk_bytes)])
     return tabulate(
         rows,
         ["target", "DB GB after load", "DB GB after settle", "disk GB after load", "disk GB after settle"],
@@ -75,18 +74,19 @@ def footprint_table(result: dict[str, Any]) -> str:
     )
 
 
-def summary(result: dict[str, Any]) -> str:
+def summary(result: RunResult) -> str:
+    """A line per failed target (phase, error) and per target with answer checks (agreement)."""
     lines = []
-    for name, body in result["targets"].items():
-        checks = body.get("queries", {}).get("answer_checks")
-        if body["status"] == "failed":
-            lines.append(f"{name}: FAILED in {body['failed_phase']}: {body['error']}")
-        elif checks:
-            lines.append(f"{name}: {checks['agreed']}/{checks['checked']} answers agree with the oracle")
+    for name, body in result.targets.items():
+        checks = body.queries.answer_checks if body.queries is not None else None
+        if body.status == "failed":
+            lines.append(f"{name}: FAILED in {body.failed_phase}: {body.error}")
+        elif checks is not None and checks.to_json():
+            lines.append(f"{name}: {checks.agreed}/{checks.checked} answers agree with the oracle")
     return "\n".join(lines)
 
 
-def all_tables(result: dict[str, Any]) -> str:
+def all_tables(result: RunResult) -> str:
     return "\n\n".join(
         [
             "Load\n" + load_table(result),

@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from tsbench.results.documents import StoredResult
 from tsbench.results.model import RunResult, TargetResult
 from tsbench.results.store import comparison_key
 from tsbench.validation.checks import Check, Frame, SuiteSpec, entry
@@ -50,22 +51,21 @@ def figures(result: RunResult, target: str) -> dict[str, float | None]:
     return out
 
 
-def trailing_runs(
-    result: dict[str, Any], history: list[dict[str, Any]], window: int = WINDOW
-) -> list[dict[str, Any]]:
+def trailing_runs(result: RunResult, history: list[StoredResult], window: int = WINDOW) -> list[StoredResult]:
     """The last ``window`` earlier comparable runs whose validation did not fail, oldest first."""
     key = comparison_key(result)
-    created = result.get("created_at") or ""
+    created = result.created_at
+    this = (result.written("run_id"), result.written("created_at"))
     runs = [
         h
         for h in history
-        if h is not result
-        and (h.get("run_id"), h.get("created_at")) != (result.get("run_id"), result.get("created_at"))
-        and comparison_key(h) == key
-        and (not created or (h.get("created_at") or "") < created)
-        and (h.get("validation") or {}).get("success") is not False
+        if h.result is not result
+        and (h.result.written("run_id"), h.result.written("created_at")) != this
+        and comparison_key(h.result) == key
+        and (not created or h.result.created_at < created)
+        and (h.validation is None or h.validation.success is not False)
     ]
-    runs.sort(key=lambda h: (h.get("created_at") or "", h.get("run_id") or ""))
+    runs.sort(key=lambda h: (h.result.created_at, h.result.run_id))
     return runs[-window:] if window > 0 else []
 
 
@@ -102,15 +102,15 @@ def _skipped_entry(name: str, skipped: dict[str, str], earlier_runs: int, min_hi
 
 
 def history_suite(
-    result: dict[str, Any],
-    history: list[dict[str, Any]],
+    result: RunResult,
+    history: list[StoredResult],
     tolerance: float = TOLERANCE,
     window: int = WINDOW,
     min_history: int = MIN_HISTORY,
 ) -> SuiteSpec:
     """Each target's figures against their trailing medians (module docstring); warnings only."""
     runs = trailing_runs(result, history, window)
-    this, earlier_runs = RunResult.from_json(result), [RunResult.from_json(run) for run in runs]
+    this, earlier_runs = result, [run.result for run in runs]
     suite = SuiteSpec("history", critical=False)
     rows, checks = [], []
     for name in target_names(result):
@@ -134,6 +134,6 @@ def history_suite(
         "tolerance": tolerance,
         "window": window,
         "min_history": min_history,
-        "earlier_runs": [r.get("store_id") or r.get("run_id") for r in runs],
+        "earlier_runs": [r.store_id or r.result.written("run_id") for r in runs],
     }
     return suite

@@ -10,17 +10,15 @@ load figures has no counts, which fails the comparison).
 
 from __future__ import annotations
 
-from typing import Any
-
 import pandas as pd
 
 from tsbench.results.model import RunResult, TargetResult
 from tsbench.validation.checks import Check, Frame, SuiteSpec
 
 
-def target_names(result: dict[str, Any]) -> list[str]:
+def target_names(result: RunResult) -> list[str]:
     """Every target the spec asked for, then any other target with results (in that order)."""
-    return list(dict.fromkeys([*result.get("spec", {}).get("targets", []), *result.get("targets", {})]))
+    return list(dict.fromkeys([*result.spec.get("targets", []), *result.targets]))
 
 
 def _status_check(name: str, body: TargetResult | None) -> Check:
@@ -70,12 +68,11 @@ def _rows_check(name: str, trials: int, counts: dict[str, int], dataset_rows: di
     )
 
 
-def load_suite(result: dict[str, Any]) -> SuiteSpec:
+def load_suite(run: RunResult) -> SuiteSpec:
     """Per target: its status and its rows against the dataset's (module docstring)."""
-    run = RunResult.from_json(result)
     dataset_rows: dict[str, int] = dict(run.dataset.get("rows") or {})
     rows, checks = [], []
-    for name in target_names(result):
+    for name in target_names(run):
         body = run.targets.get(name)
         body = body if body is not None and body.to_json() else None  # an empty record: no results
         status = body.status if body is not None else "missing"

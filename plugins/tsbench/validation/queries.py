@@ -30,7 +30,7 @@ from tsbench.validation.load import target_names
 PASSES = ("cold", "hot")
 
 
-def requested_types(run_dir: Path, result: dict[str, Any]) -> dict[str, int]:
+def requested_types(run_dir: Path, result: RunResult) -> dict[str, int]:
     """Query type → number of queries of that type in the run's query set (in query-set order)."""
     path = run_dir / "queries.jsonl"
     counts: dict[str, int] = {}
@@ -41,8 +41,8 @@ def requested_types(run_dir: Path, result: dict[str, Any]) -> dict[str, int]:
                     qtype = json.loads(line)["type"]
                     counts[qtype] = counts.get(qtype, 0) + 1
         return counts
-    per_type = int(result.get("spec", {}).get("queries_per_type") or 0)
-    return dict.fromkeys(result.get("spec", {}).get("query_types") or [], per_type)
+    per_type = int(result.spec.get("queries_per_type") or 0)
+    return dict.fromkeys(result.spec.get("query_types") or [], per_type)
 
 
 def _coverage(stats: dict[str, QueryStats | None], queries: int, hot_passes: int) -> tuple[str, int]:
@@ -157,13 +157,12 @@ def _compared_check(name: str, queries: QueriesPhase) -> tuple[dict[str, Any], C
     )
 
 
-def queries_suite(run_dir: Path, result: dict[str, Any]) -> SuiteSpec:
+def queries_suite(run_dir: Path, run: RunResult) -> SuiteSpec:
     """The suite's two frames (per target × type, per target) with their checks (module docstring)."""
-    run = RunResult.from_json(result)
-    types = requested_types(run_dir, result)
+    types = requested_types(run_dir, run)
     hot_default = int(run.spec.get("hot_runs") or 0)
     rows, checks, target_rows, target_checks = [], [], [], []
-    for name in target_names(result):
+    for name in target_names(run):
         body = run.targets.get(name) or TargetResult()
         queries = body.queries or QueriesPhase()
         declared = _declared_unsupported(body)

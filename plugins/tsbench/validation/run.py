@@ -10,11 +10,20 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tsbench.results.files import read_json, write_json_atomic
-from tsbench.results.store import flatten, run_document, scale_dirs
+from tsbench.results.documents import (
+    HistoryItem,
+    StoredResult,
+    read_result,
+    run_document,
+    scale_dirs,
+    stored_results,
+)
+from tsbench.results.files import write_json_atomic
+from tsbench.results.model import RunResult, Validation
 from tsbench.timeutil import format_instant
 from tsbench.validation.checks import SuiteSpec, entry
 from tsbench.validation.dataset import dataset_suite
@@ -30,10 +39,10 @@ SUITES = ("dataset", "load", "queries", "history")
 CRITICAL = {"dataset": True, "load": True, "queries": True, "history": False}
 
 
-def _open_dataset(result: dict[str, Any], dataset: Dataset | str | Path | None) -> tuple[Dataset | None, str]:
+def _open_dataset(result: RunResult, dataset: Dataset | str | Path | None) -> tuple[Dataset | None, str]:
     if isinstance(dataset, Dataset):
         return dataset, ""
-    path = dataset or (result.get("dataset") or {}).get("path")
+    path = dataset or result.dataset.get("path")
     if not path:
         return None, "result.json names no dataset path"
     try:
@@ -70,9 +79,16 @@ def _outcome(run_id: str, suites: list[dict[str, Any]], started: float, version:
     }
 
 
+def _write_outcome(run_dir: Path, outcome: dict[str, Any]) -> None:
+    """``validation.json``, checked against its record (``tsbench.results.model.Validation``)."""
+    Validation.from_json(outcome)
+    write_json_atomic(run_dir / "validation.json", outcome)
+
+
 def _validate_one(
     run_dir: Path,
-    history: list[dict[str, Any]],
+    result: RunResult,
+    history: list[StoredResult],
     runner: GxRunner,
     dataset: Dataset | str | Path | None,
     tolerance: float,
@@ -80,7 +96,6 @@ def _validate_one(
     min_history: int,
     memory_limit: str | None,
 ) -> dict[str, Any]:
-    result = read_json(run_dir / "result.json")
     started = time.perf_counter()
     opened, problem = _open_dataset(result, dataset)
     builders = {
@@ -102,16 +117,47 @@ def _validate_one(
         body["seconds"] = round(time.perf_counter() - suite_started, 3)
         suites.append(body)
         documents[name] = document
-    outcome = _outcome(result.get("run_id", run_dir.name), suites, started, runner.gx.__version__)
+    run_id = result.run_id if result.has("run_id") else run_dir.name
+    outcome = _outcome(run_id, suites, started, runner.gx.__version__)
     for name, document in documents.items():
         write_json_atomic(run_dir / "validation" / f"{name}.json", document)
-    write_json_atomic(run_dir / "validation.json", outcome)
+    _write_outcome(run_dir, outcome)
+    return outcome
+
+
+def _validate_comparison(
+    run_dir: Path,
+    run_id: str,
+    earlier: list[StoredResult],
+    runner: GxRunner,
+    settings: tuple[float, int, int, str | None],
+    started: float,
+) -> dict[str, Any]:
+    """Every scale folder validated on its own; the combined verdict in ``validation.json``."""
+    suites, per_scale = [], {}
+    for folder in scale_dirs(run_dir):
+        result = read_result(folder)
+        one = _validate_one(folder, result, earlier, runner, None, *settings)
+        scale = result.spec["scale"]
+        per_scale[str(scale)] = {
+            "folder": folder.name,
+            "success": one["success"],
+            "critical_failed": len(one["critical_failed"]),
+            "warnings": len(one["warnings"]),
+        }
+        suites += [{**s, "name": f"scale {scale}: {s['name']}", "scale": scale} for s in one["suites"]]
+    outcome = _outcome(run_id, suites, started, runner.gx.__version__)
+    outcome["scales"] = per_scale
+    if not per_scale:
+        outcome["success"] = False
+        outcome["critical_failed"] = ["no scale folder with a result.json"]
+    _write_outcome(run_dir, outcome)
     return outcome
 
 
 def validate_run(
     run_dir: str | Path,
-    history: list[dict[str, Any]],
+    history: Sequence[HistoryItem],
     *,
     dataset: Dataset | str | Path | None = None,
     tolerance: float = TOLERANCE,
@@ -121,7 +167,8 @@ def validate_run(
 ) -> dict[str, Any]:
     """Run the dataset, load, queries (critical) and history (warning) suites on a collected run.
 
-    ``history``: earlier result dicts or comparison dicts (e.g. ``RunStore.history(...)``); only
+    ``history``: earlier results or comparisons, as records or their JSON, or stored results (e.g.
+    ``RunStore.history(...)``); only
     comparable, earlier, not-failed runs are used (``tsbench.validation.history``). ``dataset``: the
     dataset (or its folder) of a single run when it is no longer where ``result.json`` says.
     ``memory_limit``: DuckDB's cap for the dataset scans (default ``dataset.MEMORY_LIMIT``).
@@ -136,30 +183,14 @@ def validate_run(
     """
     run_dir = Path(run_dir)
     kind, document = run_document(run_dir)
-    earlier = flatten(history)
+    earlier = stored_results(history)
     started = time.perf_counter()
     runner = GxRunner()
     settings = (tolerance, window, min_history, memory_limit)
     if kind == "result.json":
-        outcome = _validate_one(run_dir, earlier, runner, dataset, *settings)
+        outcome = _validate_one(run_dir, read_result(run_dir), earlier, runner, dataset, *settings)
     else:
-        suites, per_scale = [], {}
-        for folder in scale_dirs(run_dir):
-            one = _validate_one(folder, earlier, runner, None, *settings)
-            scale = read_json(folder / "result.json")["spec"]["scale"]
-            per_scale[str(scale)] = {
-                "folder": folder.name,
-                "success": one["success"],
-                "critical_failed": len(one["critical_failed"]),
-                "warnings": len(one["warnings"]),
-            }
-            suites += [{**s, "name": f"scale {scale}: {s['name']}", "scale": scale} for s in one["suites"]]
-        outcome = _outcome(document.get("run_id", run_dir.name), suites, started, runner.gx.__version__)
-        outcome["scales"] = per_scale
-        if not per_scale:
-            outcome["success"] = False
-            outcome["critical_failed"] = ["no scale folder with a result.json"]
-        write_json_atomic(run_dir / "validation.json", outcome)
+        outcome = _validate_comparison(run_dir, document.run_id, earlier, runner, settings, started)
     log.info(
         "validation of %s: %s (%d critical failed, %d warnings) in %.1f s",
         outcome["run_id"],

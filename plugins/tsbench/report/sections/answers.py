@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from tsbench.report import fmt
 from tsbench.report.sections.common import query_answer_columns
 from tsbench.report.sections.queries import ran_queries
-from tsbench.results.model import RunResult
+from tsbench.report.sections.status import TargetView
+from tsbench.results.model import RunResult, SuiteOutcome, Validation
 from tsbench.timeutil import format_instant
 from tsbench.workload.answers import ABS_TOL, REL_TOL
 
@@ -40,7 +43,7 @@ def _diff_row(diff: Mapping[str, Any], columns: Sequence[str], width: int) -> di
     }
 
 
-def _mismatch_sample(target: dict[str, Any], sample: Mapping[str, Any]) -> dict[str, Any]:
+def _mismatch_sample(target: TargetView, sample: Mapping[str, Any]) -> dict[str, Any]:
     """One recorded mismatch as a table: the query type's answer columns, differing cells marked."""
     qtype = str(sample.get("query_id", "")).split("#")[0]
     diff_rows = sample.get("rows") or []
@@ -59,63 +62,134 @@ def _mismatch_sample(target: dict[str, Any], sample: Mapping[str, Any]) -> dict[
     }
 
 
-def answers_section(run: RunResult, targets: Sequence[dict[str, Any]]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class AnswerRow:
+    """One target's answers over every pass: checked, agreed with the oracle, wrong; query errors.
+    ``missing``: it ran no queries (``reason`` says why)."""
+
+    target: TargetView
+    missing: bool
+    reason: str = ""
+    checked: int = 0
+    agreed: int = 0
+    mismatches: int = 0
+    errors: int = 0
+
+
+@dataclass(frozen=True)
+class AnswersSection:
+    """Rows per target, mismatch and error samples (free-form dicts as recorded, with ``target``),
+    and the oracle's tolerance: |a − b| ≤ ``abs_tol`` + ``rel_tol`` × |b|."""
+
+    rows: list[AnswerRow]
+    samples: list[dict[str, Any]]
+    errors: list[dict[str, Any]]
+    rel_tol: float
+    abs_tol: float
+
+
+@dataclass(frozen=True)
+class ExpectationView:
+    """One expectation's outcome: ``status`` pass | fail | warning | skipped, what was observed."""
+
+    expectation: str
+    success: bool
+    observed: Any
+    details: Any
+    status: str
+
+
+@dataclass(frozen=True)
+class SuiteView:
+    """One validation suite: its status (as an expectation's) and every expectation."""
+
+    name: str
+    critical: bool
+    status: str
+    results: list[ExpectationView]
+
+
+@dataclass(frozen=True)
+class StatusCounts:
+    """How many expectations passed, failed, only warned and were skipped."""
+
+    passed: int = 0
+    failed: int = 0
+    warnings: int = 0
+    skipped: int = 0
+
+
+@dataclass(frozen=True)
+class ValidationView:
+    """``validation.json`` for the report: verdict, critical failures, warnings, suites, counts."""
+
+    success: bool
+    critical_failed: list[Any]
+    warnings: list[Any]
+    suites: list[SuiteView]
+    counts: StatusCounts
+
+
+def answers_section(run: RunResult, targets: Sequence[TargetView]) -> AnswersSection:
     """Per target: answers checked/agreed/mismatched and errors; the mismatch and error samples."""
     rows, samples, errors = [], [], []
     for target in targets:
-        queries = ran_queries(run.targets[target["name"]])
+        queries = ran_queries(run.targets[target.name])
         if queries is None:
-            rows.append({"target": target, "missing": True, "reason": target["problem"] or "no queries"})
+            rows.append(AnswerRow(target, missing=True, reason=target.problem or "no queries"))
             continue
         checks, error_info = queries.answer_checks, queries.errors
         rows.append(
-            {
-                "target": target,
-                "missing": False,
-                "checked": checks.checked,
-                "agreed": checks.agreed,
-                "mismatches": checks.mismatches,
-                "errors": error_info.count,
-            }
+            AnswerRow(
+                target,
+                missing=False,
+                checked=checks.checked,
+                agreed=checks.agreed,
+                mismatches=checks.mismatches,
+                errors=error_info.count,
+            )
         )
         samples += [_mismatch_sample(target, sample) for sample in checks.mismatch_samples]
         errors += [{"target": target, **sample} for sample in error_info.samples]
-    return {"rows": rows, "samples": samples, "errors": errors, "rel_tol": REL_TOL, "abs_tol": ABS_TOL}
+    return AnswersSection(rows=rows, samples=samples, errors=errors, rel_tol=REL_TOL, abs_tol=ABS_TOL)
 
 
 def _status(success: Any, critical: bool) -> str:
     return "pass" if success else ("fail" if critical else "warning")
 
 
-def _suite_view(suite: Mapping[str, Any], counts: dict[str, int]) -> dict[str, Any]:
-    critical = bool(suite.get("critical", True))
-    results = []
-    for item in suite.get("results") or []:
-        status = "skipped" if item.get("skipped") else _status(item.get("success"), critical)
-        counts[status] += 1
-        results.append(
-            {
-                "expectation": item.get("expectation", ""),
-                "success": bool(item.get("success")),
-                "observed": item.get("observed"),
-                "details": item.get("details"),
-                "status": status,
-            }
+def _suite_view(suite: SuiteOutcome) -> SuiteView:
+    critical = bool(suite.critical)
+    results = [
+        ExpectationView(
+            expectation=item.expectation,
+            success=bool(item.success),
+            observed=item.observed,
+            details=item.details,
+            status="skipped" if item.skipped else _status(item.success, critical),
         )
-    suite_status = "skipped" if suite.get("status") == "skipped" else _status(suite.get("success"), critical)
-    return {"name": suite.get("name", "?"), "critical": critical, "status": suite_status, "results": results}
+        for item in suite.results
+    ]
+    suite_status = "skipped" if suite.status == "skipped" else _status(suite.success, critical)
+    return SuiteView(name=suite.name, critical=critical, status=suite_status, results=results)
 
 
-def validation_section(validation: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def validation_section(validation: Validation | None) -> ValidationView | None:
     """The validation outcome by suite and expectation, with counts per status (None: not validated)."""
     if validation is None:
         return None
-    counts = {"pass": 0, "fail": 0, "warning": 0, "skipped": 0}
-    suites = [_suite_view(suite, counts) for suite in validation.get("suites") or []]
-    return {
-        "success": bool(validation.get("success")),
-        "critical_failed": validation.get("critical_failed") or [],
-        "warnings": validation.get("warnings") or [],
-        "suites": suites,
-        "counts": counts,
-    }
+    suites = [_suite_view(suite) for suite in validation.suites]
+    statuses = Counter(item.status for suite in suites for item in suite.results)
+    counts = StatusCounts(
+        passed=statuses["pass"],
+        failed=statuses["fail"],
+        warnings=statuses["warning"],
+        skipped=statuses["skipped"],
+    )
+    return ValidationView(
+        success=bool(validation.success),
+        critical_failed=validation.critical_failed,
+        warnings=validation.warnings,
+        suites=suites,
+        counts=counts,
+    )

@@ -12,7 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from tsbench.report import client_share, fmt
-from tsbench.report.sections.common import FEW_QUERIES, FEW_SAMPLES, SMALL_ROWS, join
+from tsbench.report.sections.common import FEW_QUERIES, FEW_SAMPLES, SMALL_ROWS, Caveat, join
+from tsbench.report.sections.load import LoadRow, LoadSection
+from tsbench.report.sections.queries import QueriesSection, QueryCell
+from tsbench.report.sections.status import TargetView
 from tsbench.results.model import CacheReset, RunResult, TargetResult
 
 SEVERITY_ORDER = {"bad": 0, "warn": 1, "info": 2}
@@ -23,93 +26,91 @@ class Run:
     """What the rules read: the result, its spec and the sections computed before the summary."""
 
     result: RunResult
-    targets: Sequence[Mapping[str, Any]]
-    load: Mapping[str, Any]
-    queries: Mapping[str, Any]
+    targets: Sequence[TargetView]
+    load: LoadSection
+    queries: QueriesSection
 
     @property
     def spec(self) -> Mapping[str, Any]:
         return self.result.spec
 
-    def body(self, target: Mapping[str, Any]) -> TargetResult:
-        return self.result.targets[target["name"]]
+    def body(self, target: TargetView) -> TargetResult:
+        return self.result.targets[target.name]
 
 
 @dataclass(frozen=True)
 class Rule:
+    """A caveat rule: for each of ``items`` where ``when`` holds, ``text`` at ``severity``."""
+
     severity: str  # bad | warn | info
     when: Callable[[Run, Any], bool]
     text: Callable[[Run, Any], str]
     items: Callable[[Run], Iterable[Any]] = lambda run: (run,)  # default: the run once
 
 
-def _targets(run: Run) -> Iterable[Mapping[str, Any]]:
+def _targets(run: Run) -> Iterable[TargetView]:
     return run.targets
 
 
-def _failure(run: Run, target: Mapping[str, Any]) -> str:
-    if target["status"] == "failed":
+def _failure(run: Run, target: TargetView) -> str:
+    if target.status == "failed":
         return (
-            f"{target['label']} failed in {target['failed_phase']}: {target['error']}. "
+            f"{target.label} failed in {target.failed_phase}: {target.error}. "
             "It is left out of every comparison after that phase."
         )
-    return f"{target['label']}: {target['problem']}."
+    return f"{target.label}: {target.problem}."
 
 
-def _bad_cells(run: Run) -> Iterable[tuple[Mapping[str, Any], list[tuple[str, Mapping[str, Any]]]]]:
+def _bad_cells(run: Run) -> Iterable[tuple[TargetView, list[tuple[str, QueryCell]]]]:
     """Per target, the query types it ran with errors or wrong answers."""
     for target in run.targets:
         yield (
             target,
             [
-                (row["type"], cell)
-                for row in run.queries["rows"]
-                for item, cell in row["cells"]
-                if item["name"] == target["name"]
-                and cell["kind"] == "ok"
-                and (cell["errors"] or cell["mismatches"])
+                (row.type, cell)
+                for row in run.queries.rows
+                for item, cell in row.cells
+                if item.name == target.name and cell.kind == "ok" and (cell.errors or cell.mismatches)
             ],
         )
 
 
-def _bad_cells_text(run: Run, item: tuple[Mapping[str, Any], list[Any]]) -> str:
+def _bad_cells_text(run: Run, item: tuple[TargetView, list[tuple[str, QueryCell]]]) -> str:
     target, bad = item
     described = [
-        f"{qtype} ({cell['errors']} error(s), {cell['mismatches']} wrong answer(s))" for qtype, cell in bad
+        f"{qtype} ({cell.errors} error(s), {cell.mismatches} wrong answer(s))" for qtype, cell in bad
     ]
-    return f"{target['label']}: {join(described)}. Those types do not count as wins; see Answer checks."
+    return f"{target.label}: {join(described)}. Those types do not count as wins; see Answer checks."
 
 
-def _unsupported_in_run(run: Run) -> Iterable[tuple[Mapping[str, Any], dict[str, list[str]]]]:
+def _unsupported_in_run(run: Run) -> Iterable[tuple[TargetView, dict[str, list[str]]]]:
     """Per target, the types of this run it cannot express, grouped by reason."""
     for target in run.targets:
         reasons: dict[str, list[str]] = {}
-        for qtype, reason in target["unsupported"].items():
-            if qtype in run.queries["types"]:
+        for qtype, reason in target.unsupported.items():
+            if qtype in run.queries.types:
                 reasons.setdefault(reason, []).append(qtype)
         yield target, reasons
 
 
-def _unsupported_text(run: Run, item: tuple[Mapping[str, Any], dict[str, list[str]]]) -> str:
+def _unsupported_text(run: Run, item: tuple[TargetView, dict[str, list[str]]]) -> str:
     target, reasons = item
     text = "; ".join(f"{join(types)}: {reason}" for reason, types in reasons.items())
-    return f"{target['label']} does not run {text}."
+    return f"{target.label} does not run {text}."
 
 
-def _cold_not_cold(run: Run, target: Mapping[str, Any]) -> bool:
+def _cold_not_cold(run: Run, target: TargetView) -> bool:
     reset = run.body(target).cache_reset
     return reset is not None and not (reset.restarted and reset.os_cache_dropped)
 
 
-def _cold_text(run: Run, target: Mapping[str, Any]) -> str:
+def _cold_text(run: Run, target: TargetView) -> str:
     reset = run.body(target).cache_reset or CacheReset()
     if not reset.restarted:
         note = reset.note if reset.has("note") else "no reason given"
-        return (
-            f"{target['label']} was not restarted before the cold pass ({note}): its cold figures are warm."
-        )
+        return f"{target.label} was not restarted before the cold pass ({note}): its cold figures are warm."
     return (
-        f"{target['label']}: the OS page cache was not dropped before the cold pass "
+        f"{target.label}: the OS page cache was not dropped before the cold pass "
         f"({reset.os_cache_note}); cold figures may include cached data."
     )
 
@@ -121,10 +122,14 @@ def _rows_total(run: Run) -> int:
 def _few_samples(run: Run) -> list[str]:
     """Targets whose median load trial has fewer than ``FEW_SAMPLES`` resource samples."""
     return [
-        r["target"]["label"]
-        for r in run.load["rows"]
-        if r.get("resources") and (r["resources"].get("samples") or 0) < FEW_SAMPLES
+        r.target.label
+        for r in run.load.rows
+        if r.resources is not None and (r.resources.samples or 0) < FEW_SAMPLES
     ]
+
+
+def _incomplete_load_text(run: Run, row: LoadRow) -> str:
+    return f"{row.target.label}: {row.note}."
 
 
 def _same_machine_text(run: Run, _: Any) -> str:
@@ -137,31 +142,31 @@ def _same_machine_text(run: Run, _: Any) -> str:
 
 
 def _in_containers(run: Run, _: Any) -> bool:
-    remote = [t for t in run.targets if t.get("runtime") in ("aws", "docker")]
+    remote = [t for t in run.targets if t.runtime in ("aws", "docker")]
     return bool(remote) and run.spec.get("runtime") == "docker"
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("bad", lambda run, t: not t["ok"], _failure, _targets),
+    Rule("bad", lambda run, t: not t.ok, _failure, _targets),
     Rule(
         "bad",
-        lambda run, row: bool(row["trial"]) and not row["complete"],
-        lambda run, row: f"{row['target']['label']}: {row['note']}.",
-        lambda run: run.load["rows"],
+        lambda run, row: row.trial is not None and not row.complete,
+        _incomplete_load_text,
+        lambda run: run.load.rows,
     ),
     Rule("bad", lambda run, item: bool(item[1]), _bad_cells_text, _bad_cells),
     Rule("warn", lambda run, item: bool(item[1]), _unsupported_text, _unsupported_in_run),
     Rule(
         "info",
-        lambda run, t: t["provisioned"] and bool(t["compression"]),
-        lambda run, t: f"{t['label']} compression: {t['compression']}.",
+        lambda run, t: t.provisioned and bool(t.compression),
+        lambda run, t: f"{t.label} compression: {t.compression}.",
         _targets,
     ),
     Rule(
         "warn",
-        lambda run, t: t["durable"] is False,
+        lambda run, t: t.durable is False,
         lambda run, t: (
-            f"{t['label']}'s flush makes data visible, not durable (no fsync/WAL wait) "
+            f"{t.label}'s flush makes data visible, not durable (no fsync/WAL wait) "
             "— its load rate is not like-for-like with durable targets."
         ),
         _targets,
@@ -221,19 +226,16 @@ RULES: tuple[Rule, ...] = (
 
 
 def caveats(
-    result: RunResult,
-    targets: Sequence[Mapping[str, Any]],
-    load: Mapping[str, Any],
-    queries: Mapping[str, Any],
-) -> list[dict[str, Any]]:
-    """Honest limits of this run, most serious first: ``{"severity": bad|warn|info, "text": ...}``;
+    result: RunResult, targets: Sequence[TargetView], load: LoadSection, queries: QueriesSection
+) -> list[Caveat]:
+    """Honest limits of this run, most serious first (severity bad, warn, info);
     the rules of ``RULES``, then the client-share caveats of ``client_share.client_caveats``."""
     run = Run(result, targets, load, queries)
     out = [
-        {"severity": rule.severity, "text": rule.text(run, item)}
+        Caveat(rule.severity, rule.text(run, item))
         for rule in RULES
         for item in rule.items(run)
         if rule.when(run, item)
     ]
-    out += client_share.client_caveats(run.spec, load["rows"], queries["client"])
-    return sorted(out, key=lambda item: SEVERITY_ORDER[item["severity"]])
+    out += client_share.client_caveats(run.spec, load.rows, queries.client)
+    return sorted(out, key=lambda item: SEVERITY_ORDER[item.severity])

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tsbench.workload.answers import answer_columns
 from tsbench.workload.query_types import QUERY_TYPES
+
+if TYPE_CHECKING:
+    from tsbench.report.sections.status import TargetView
 
 # The query types the published studies headline (A: high-cpu-*, lastpoint, single-groupby-1-1-1,
 # double-groupby; C: double-groupby-5, cpu-max-all-8, lastpoint, groupby-orderby-limit).
@@ -26,15 +30,21 @@ SMALL_ROWS = 1_000_000
 FEW_QUERIES = 10
 FEW_SAMPLES = 5
 
-STATS_KEYS = ("count", "errors", "mismatches", "min_ms", "p50_ms", "mean_ms", "p90_ms", "p95_ms", "p99_ms")
-STATS_KEYS += ("max_ms", "stddev_ms", "wall_s", "qps")
-RESOURCE_KEYS = ("samples", "cpu_percent_mean", "cpu_percent_max", "rss_bytes_mean", "rss_bytes_max")
-RESET_KEYS = ("restarted", "was_down", "os_cache_dropped", "os_cache_note", "note", "stop_s", "start_s")
+
+@dataclass(frozen=True)
+class Caveat:
+    """One honest limit of a run: ``severity`` bad | warn | info, and the sentence."""
+
+    severity: str
+    text: str
 
 
-def complete(body: Mapping[str, Any] | None, keys: Sequence[str]) -> dict[str, Any]:
-    """``body`` with every key of ``keys`` present (``None`` when the run did not record it)."""
-    return {**dict.fromkeys(keys), **(body or {})}
+@dataclass(frozen=True)
+class TargetNote:
+    """A target and why a section shows nothing of it."""
+
+    target: TargetView
+    reason: str
 
 
 def describe(qtype: str) -> str:
@@ -77,6 +87,6 @@ def query_type_order(types: Iterable[str]) -> list[str]:
     )
 
 
-def colours(targets: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+def colours(targets: Sequence[TargetView]) -> dict[str, str]:
     """Chart colour per target label."""
-    return {t["label"]: t["colour"] for t in targets}
+    return {t.label: t.colour for t in targets}

@@ -4,71 +4,99 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass, replace
 
 from tsbench.report import charts, client_share, fmt
-from tsbench.report.sections.common import RESOURCE_KEYS, complete, ranked
-from tsbench.results.model import LoadPhase, LoadTrial, RunResult
-
-NO_TRIAL = {
-    "rows": None,
-    "metrics": None,
-    "seconds": None,
-    "rows_per_s": None,
-    "metrics_per_s": None,
-    "trial_number": 0,
-    "trial_rates": [],
-    "resources": {},
-    "row_counts": {},
-}
+from tsbench.report.client_share import ClientShare, PreparedNote
+from tsbench.report.sections.common import ranked
+from tsbench.report.sections.status import TargetView
+from tsbench.results.model import LoadPhase, LoadTrial, Number, Resources, RunResult
 
 
-def _trial_figures(load: LoadPhase, trial: LoadTrial, number: int, done: bool) -> dict[str, Any]:
+@dataclass(frozen=True)
+class LoadRow:
+    """One target's median load trial: rows, seconds, rows/s and metrics/s (rates only when the
+    row count agreed), server resources (percent of a core, bytes), the client's CPU share."""
+
+    target: TargetView
+    trial: LoadTrial | None
+    complete: bool
+    note: str
+    client: ClientShare
+    rows: int | None = None
+    metrics: int | None = None
+    seconds: Number | None = None
+    rows_per_s: Number | None = None
+    metrics_per_s: Number | None = None
+    trial_number: int = 0  # 1-based; 0 without a trial
+    trial_rates: tuple[Number, ...] = ()  # rows/s of every trial, when there were several
+    resources: Resources | None = None  # None without a trial; empty when none were sampled
+    row_counts: dict[str, int] | None = None
+    best: bool = False
+    vs_best: float | None = None  # the best rows/s ÷ this one's
+
+
+@dataclass(frozen=True)
+class LoadSection:
+    """Rows per target, the rows/s bar chart (SVG) and how bodies were prepared before loading."""
+
+    rows: list[LoadRow]
+    chart: str
+    prepared: list[PreparedNote]
+
+
+def _trial_row(target: TargetView, load: LoadPhase, trial: LoadTrial, number: int) -> LoadRow:
     """The median trial's figures; rates only when the load is complete (row counts agree)."""
-    resources = trial.resources.to_json() if trial.resources is not None else None
-    return {
-        "rows": trial.rows,
-        "metrics": trial.metrics,
-        "seconds": trial.seconds,
-        "rows_per_s": trial.rows_per_s if done else None,
-        "metrics_per_s": trial.metrics_per_s if done else None,
-        "trial_number": number,
-        "trial_rates": [t.rows_per_s for t in load.trials] if len(load.trials) > 1 else [],
-        "resources": complete(resources, RESOURCE_KEYS),
-        "row_counts": trial.row_counts,
-        "client": client_share.load_client(trial),
-    }
+    done = load.row_count_ok and load.has("median_rows_per_s")
+    note = "" if done else "row count after load differs from the dataset: " + json.dumps(trial.row_counts)
+    return LoadRow(
+        target=target,
+        trial=trial,
+        complete=done,
+        note=note,
+        client=client_share.load_client(trial),
+        rows=trial.rows,
+        metrics=trial.metrics,
+        seconds=trial.seconds,
+        rows_per_s=trial.rows_per_s if done else None,
+        metrics_per_s=trial.metrics_per_s if done else None,
+        trial_number=number,
+        trial_rates=tuple(t.rows_per_s for t in load.trials) if len(load.trials) > 1 else (),
+        resources=trial.resources if trial.resources is not None else Resources(),
+        row_counts=trial.row_counts,
+    )
 
 
-def _load_row(target: dict[str, Any], load: LoadPhase) -> dict[str, Any]:
+def _load_row(target: TargetView, load: LoadPhase) -> LoadRow:
     trial, number = load.median_trial()
-    done = trial is not None and load.row_count_ok and load.has("median_rows_per_s")
-    row: dict[str, Any] = {"target": target, "trial": trial, "complete": done, "note": ""}
     if trial is not None:
-        row.update(_trial_figures(load, trial, number, done))
-        if not done:
-            row["note"] = "row count after load differs from the dataset: " + json.dumps(trial.row_counts)
-    else:
-        row.update(NO_TRIAL, client=client_share.load_client(None))
-        row["note"] = target["problem"] or "no load figures"
-    return row
+        return _trial_row(target, load, trial, number)
+    note = target.problem or "no load figures"
+    return LoadRow(
+        target=target, trial=None, complete=False, note=note, client=client_share.load_client(None)
+    )
 
 
-def load_section(run: RunResult, targets: Sequence[dict[str, Any]], prefix: str) -> dict[str, Any]:
+def load_section(run: RunResult, targets: Sequence[TargetView], prefix: str) -> LoadSection:
     """Rows (one per target, with ``best`` and ``vs_best``), the bar chart and the prepare notes."""
-    rows = [_load_row(t, run.targets[t["name"]].load or LoadPhase()) for t in targets]
-    order = ranked({r["target"]["name"]: r["rows_per_s"] for r in rows}, True)
+    rows = [_load_row(t, run.targets[t.name].load or LoadPhase()) for t in targets]
+    order = ranked({r.target.name: r.rows_per_s for r in rows}, True)
     best = order[0][1] if order else None
-    for row in rows:
-        row["best"] = bool(order) and row["target"]["name"] == order[0][0]
-        row["vs_best"] = best / row["rows_per_s"] if best and row["rows_per_s"] else None
+    rows = [
+        replace(
+            row,
+            best=bool(order) and row.target.name == order[0][0],
+            vs_best=best / row.rows_per_s if best and row.rows_per_s else None,
+        )
+        for row in rows
+    ]
     chart = charts.bar_chart(
         f"{prefix}load-chart",
-        [r["target"]["label"] for r in rows],
-        [r["rows_per_s"] for r in rows],
-        [r["target"]["colour"] for r in rows],
+        [r.target.label for r in rows],
+        [r.rows_per_s for r in rows],
+        [r.target.colour for r in rows],
         "rows/s (median trial)",
-        notes=[r["note"] or "no figure" for r in rows],
-        value_text=[fmt.rate(r["rows_per_s"]) for r in rows],
+        notes=[r.note or "no figure" for r in rows],
+        value_text=[fmt.rate(r.rows_per_s) for r in rows],
     )
-    return {"rows": rows, "chart": chart, "prepared": client_share.prepare_notes(run, targets)}
+    return LoadSection(rows=rows, chart=chart, prepared=client_share.prepare_notes(run, targets))

@@ -2,16 +2,58 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
 from tsbench.report import charts, client_share
-from tsbench.report.sections.common import STATS_KEYS, colours, complete, describe, query_type_order, ranked
-from tsbench.results.model import QueriesPhase, QueryStats, RunResult, TargetResult
+from tsbench.report.client_share import ClientRow
+from tsbench.report.sections.common import colours, describe, query_type_order, ranked
+from tsbench.report.sections.status import TargetView
+from tsbench.results.model import Number, QueriesPhase, QueryStats, RunResult, TargetResult
 
 
-def _stats_view(stats: QueryStats | None) -> dict[str, Any]:
-    return complete(stats.to_json() if stats is not None else None, STATS_KEYS)
+@dataclass(frozen=True)
+class QueryCell:
+    """One target's figures for one query type: ``kind`` ok | unsupported | failed | missing
+    (``reason`` says why when not ok); hot/cold latency stats in ms, hot queries/s, error and
+    wrong-answer counts over both, ``clean`` without either, ``best`` the highest clean qps."""
+
+    kind: str
+    reason: str = ""
+    hot: QueryStats = field(default_factory=QueryStats)
+    cold: QueryStats = field(default_factory=QueryStats)
+    qps: Number | None = None
+    errors: int = 0
+    mismatches: int = 0
+    clean: bool = False
+    best: bool = False
+
+
+@dataclass(frozen=True)
+class QueryRow:
+    """One query type: a cell per target, the clean qps ranking (best first) and its anchor."""
+
+    type: str
+    describe: str
+    cells: list[tuple[TargetView, QueryCell]]
+    ranked: list[tuple[str, float]]
+    anchor: str
+
+    def cell(self, target: TargetView) -> QueryCell | None:
+        """``target``'s cell (None when it is not in this row)."""
+        return next((cell for item, cell in self.cells if item.name == target.name), None)
+
+
+@dataclass(frozen=True)
+class QueriesSection:
+    """The query types in order, a row per type, wins (best clean qps) per target name, the hot
+    qps chart (SVG, "" without figures) and the client's CPU per type."""
+
+    types: list[str]
+    rows: list[QueryRow]
+    chart: str
+    wins: dict[str, int]
+    client: list[ClientRow]
 
 
 def ran_queries(body: TargetResult) -> QueriesPhase | None:
@@ -20,80 +62,71 @@ def ran_queries(body: TargetResult) -> QueriesPhase | None:
     return queries if queries is not None and queries.to_json() else None
 
 
-def cell_for(target: Mapping[str, Any], body: TargetResult, qtype: str) -> dict[str, Any]:
+def cell_for(target: TargetView, body: TargetResult, qtype: str) -> QueryCell:
     """One target's figures for one type: ``kind`` ok | unsupported | failed | missing."""
     queries = ran_queries(body)
-    unsupported = {**target["unsupported"], **(queries.unsupported if queries else {})}
+    unsupported = {**target.unsupported, **(queries.unsupported if queries else {})}
     if qtype in unsupported:
-        return {"kind": "unsupported", "reason": unsupported[qtype]}
+        return QueryCell("unsupported", reason=unsupported[qtype])
     if queries is None:
-        return {"kind": "failed", "reason": target["problem"] or "no query figures"}
+        return QueryCell("failed", reason=target.problem or "no query figures")
     if qtype not in queries.hot and qtype not in queries.cold:
-        return {"kind": "missing", "reason": "not run"}
-    hot = _stats_view(queries.hot.get(qtype))
-    cold = _stats_view(queries.cold.get(qtype))
-    errors = (hot["errors"] or 0) + (cold["errors"] or 0)
-    mismatches = (hot["mismatches"] or 0) + (cold["mismatches"] or 0)
-    clean = not errors and not mismatches and (hot["count"] or 0) > 0
-    return {
-        "kind": "ok",
-        "hot": hot,
-        "cold": cold,
-        "qps": hot["qps"] if (hot["count"] or 0) > 0 else None,
-        "errors": errors,
-        "mismatches": mismatches,
-        "clean": clean,
-        "best": False,
-    }
+        return QueryCell("missing", reason="not run")
+    hot = queries.hot.get(qtype) or QueryStats()
+    cold = queries.cold.get(qtype) or QueryStats()
+    errors = (hot.errors or 0) + (cold.errors or 0)
+    mismatches = (hot.mismatches or 0) + (cold.mismatches or 0)
+    ran = (hot.count or 0) > 0
+    return QueryCell(
+        "ok",
+        hot=hot,
+        cold=cold,
+        qps=hot.qps if ran else None,
+        errors=errors,
+        mismatches=mismatches,
+        clean=not errors and not mismatches and ran,
+    )
 
 
-def _types_seen(run: RunResult, targets: Sequence[Mapping[str, Any]]) -> list[str]:
+def _types_seen(run: RunResult, targets: Sequence[TargetView]) -> list[str]:
     """The spec's query types, then every type a target ran or declared unsupported."""
     seen: list[str] = list(run.spec.get("query_types") or [])
     for target in targets:
-        queries = run.targets[target["name"]].queries or QueriesPhase()
+        queries = run.targets[target.name].queries or QueriesPhase()
         seen += [*queries.hot, *queries.cold, *queries.unsupported]
     return query_type_order(seen)
 
 
-def _qps(row: Mapping[str, Any], target: Mapping[str, Any]) -> float | None:
-    for item, cell in row["cells"]:
-        if item["name"] == target["name"]:
-            return cell.get("qps") if cell["kind"] == "ok" else None
-    return None
+def _qps(row: QueryRow, target: TargetView) -> Number | None:
+    cell = row.cell(target)
+    return cell.qps if cell is not None and cell.kind == "ok" else None
 
 
-def queries_section(run: RunResult, targets: Sequence[dict[str, Any]], prefix: str) -> dict[str, Any]:
+def _row(run: RunResult, targets: Sequence[TargetView], qtype: str, prefix: str) -> QueryRow:
+    """One type's cells, the best clean qps marked."""
+    cells = {t.name: cell_for(t, run.targets[t.name], qtype) for t in targets}
+    order = ranked({n: c.qps for n, c in cells.items() if c.kind == "ok" and c.clean}, True)
+    if order:
+        cells[order[0][0]] = replace(cells[order[0][0]], best=True)
+    return QueryRow(
+        qtype, describe(qtype), [(t, cells[t.name]) for t in targets], order, f"{prefix}q-{qtype}"
+    )
+
+
+def queries_section(run: RunResult, targets: Sequence[TargetView], prefix: str) -> QueriesSection:
     """Rows per type (cells, ranking of clean qps), wins per target, the hot qps chart, client share."""
-    bodies = run.targets
     types = _types_seen(run, targets)
-    rows = []
+    rows = [_row(run, targets, qtype, prefix) for qtype in types]
     wins: dict[str, int] = {}
-    for qtype in types:
-        cells = {t["name"]: cell_for(t, bodies[t["name"]], qtype) for t in targets}
-        order = ranked({n: c["qps"] for n, c in cells.items() if c["kind"] == "ok" and c["clean"]}, True)
-        if order:
-            cells[order[0][0]]["best"] = True
-            wins[order[0][0]] = wins.get(order[0][0], 0) + 1
-        rows.append(
-            {
-                "type": qtype,
-                "describe": describe(qtype),
-                "cells": [(t, cells[t["name"]]) for t in targets],
-                "ranked": order,
-                "anchor": f"{prefix}q-{qtype}",
-            }
-        )
-    series = {t["label"]: [_qps(row, t) for row in rows] for t in targets}
+    for row in rows:
+        if row.ranked:
+            wins[row.ranked[0][0]] = wins.get(row.ranked[0][0], 0) + 1
+    series = {t.label: [_qps(row, t) for row in rows] for t in targets}
     chart = ""
     if rows and any(v for values in series.values() for v in values):
         chart = charts.grouped_bars(
-            f"{prefix}qps-chart", [r["type"] for r in rows], series, colours(targets), "queries/s (hot)"
+            f"{prefix}qps-chart", [r.type for r in rows], series, colours(targets), "queries/s (hot)"
         )
-    return {
-        "types": types,
-        "rows": rows,
-        "chart": chart,
-        "wins": wins,
-        "client": client_share.query_client_rows({"rows": rows}, targets),
-    }
+    return QueriesSection(
+        types=types, rows=rows, chart=chart, wins=wins, client=client_share.query_client_rows(rows)
+    )

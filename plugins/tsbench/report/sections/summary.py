@@ -3,18 +3,54 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
 
 from tsbench.report import fmt
 from tsbench.report.sections.caveats import caveats
-from tsbench.report.sections.common import join, noise, ranked, ratio
-from tsbench.report.sections.footprint import stored_bytes
+from tsbench.report.sections.common import Caveat, join, noise, ranked, ratio
+from tsbench.report.sections.footprint import FootprintSection
+from tsbench.report.sections.load import LoadSection
+from tsbench.report.sections.queries import QueriesSection
+from tsbench.report.sections.status import TargetView
 from tsbench.results.model import RunResult
 
 FOOTPRINT_KINDS = (
     ("db", "Footprint, DB's own accounting", "by its own accounting"),
     ("disk", "Footprint, disk bytes", "on disk"),
 )
+
+
+@dataclass(frozen=True)
+class Placing:
+    """A target's place in one metric: its label, the figure as text (with its unit), its colour
+    (the best) or its ratio to the best (runner-up, last; > 1)."""
+
+    label: str
+    value: str
+    colour: str = ""
+    ratio: float | None = None
+
+
+@dataclass(frozen=True)
+class Winner:
+    """One metric's row of the summary: the best, the runner-up and the last (None: no such)."""
+
+    metric: str
+    anchor: str
+    verb: str
+    best: Placing | None = None
+    runner_up: Placing | None = None
+    last: Placing | None = None
+
+
+@dataclass(frozen=True)
+class SummarySection:
+    """Winners per metric (``has_last``: some metric has a last place), headlines, caveats."""
+
+    winners: list[Winner]
+    has_last: bool
+    headlines: list[str]
+    caveats: list[Caveat]
 
 
 def _rows_per_s(value: float) -> str:
@@ -26,44 +62,31 @@ def _qps(value: float) -> str:
 
 
 def _winner(
-    targets: Mapping[str, Mapping[str, Any]],
+    targets: Mapping[str, TargetView],
     metric: str,
     anchor: str,
     order: list[tuple[str, float]],
     show: Callable[[float], str],
     higher: bool,
-) -> dict[str, Any]:
+) -> Winner:
     """One metric's row: the best, the runner-up and the last with their ratio to the best."""
-    row: dict[str, Any] = {
-        "metric": metric,
-        "anchor": anchor,
-        "verb": "faster than" if higher else "smaller than",
-        "best": None,
-        "runner_up": None,
-        "last": None,
-    }
-    if order:
-        name, value = order[0]
-        row["best"] = {
-            "label": targets[name]["label"],
-            "value": show(value),
-            "colour": targets[name]["colour"],
-        }
-        if len(order) > 1:
-            other, other_value = order[1]
-            row["runner_up"] = {
-                "label": targets[other]["label"],
-                "value": show(other_value),
-                "ratio": ratio(value, other_value, higher),
-            }
-        if len(order) > 2:
-            last, last_value = order[-1]
-            row["last"] = {
-                "label": targets[last]["label"],
-                "value": show(last_value),
-                "ratio": ratio(value, last_value, higher),
-            }
-    return row
+    verb = "faster than" if higher else "smaller than"
+    if not order:
+        return Winner(metric, anchor, verb)
+    name, value = order[0]
+
+    def placing(index: int) -> Placing:
+        other, other_value = order[index]
+        return Placing(targets[other].label, show(other_value), ratio=ratio(value, other_value, higher))
+
+    return Winner(
+        metric,
+        anchor,
+        verb,
+        best=Placing(targets[name].label, show(value), colour=targets[name].colour),
+        runner_up=placing(1) if len(order) > 1 else None,
+        last=placing(-1) if len(order) > 2 else None,
+    )
 
 
 def _load_headline(labels: Mapping[str, str], order: list[tuple[str, float]]) -> list[str]:
@@ -106,27 +129,27 @@ def _footprint_headline(labels: Mapping[str, str], order: list[tuple[str, float]
 def summary_section(
     prefix: str,
     result: RunResult,
-    targets: Sequence[dict[str, Any]],
-    load: Mapping[str, Any],
-    queries: Mapping[str, Any],
-    footprint: Mapping[str, Any],
-) -> dict[str, Any]:
+    targets: Sequence[TargetView],
+    load: LoadSection,
+    queries: QueriesSection,
+    footprint: FootprintSection,
+) -> SummarySection:
     """Winners per metric (load, each query type hot, footprint), headlines and the caveats."""
-    views = {t["name"]: t for t in targets}
-    labels = {t["name"]: t["label"] for t in targets}
-    load_order = ranked({r["target"]["name"]: r["rows_per_s"] for r in load["rows"]}, True)
+    views = {t.name: t for t in targets}
+    labels = {t.name: t.label for t in targets}
+    load_order = ranked({r.target.name: r.rows_per_s for r in load.rows}, True)
     winners = [_winner(views, "Load", f"{prefix}load", load_order, _rows_per_s, True)]
     headlines = _load_headline(labels, load_order)
-    for row in queries["rows"]:
-        winners.append(_winner(views, f"{row['type']} (hot)", row["anchor"], row["ranked"], _qps, True))
-    headlines += _wins_headline(labels, queries["wins"])
+    for row in queries.rows:
+        winners.append(_winner(views, f"{row.type} (hot)", row.anchor, row.ranked, _qps, True))
+    headlines += _wins_headline(labels, queries.wins)
     for key, metric, what in FOOTPRINT_KINDS:
-        order = ranked({r["target"]["name"]: stored_bytes(r, key) for r in footprint["rows"]}, False)
+        order = ranked({r.target.name: r.stored(key) for r in footprint.rows}, False)
         winners.append(_winner(views, metric, f"{prefix}footprint", order, fmt.size, False))
         headlines += _footprint_headline(labels, order, what)
-    return {
-        "winners": winners,
-        "has_last": any(w["last"] for w in winners),
-        "headlines": headlines,
-        "caveats": caveats(result, targets, load, queries),
-    }
+    return SummarySection(
+        winners=winners,
+        has_last=any(w.last for w in winners),
+        headlines=headlines,
+        caveats=caveats(result, targets, load, queries),
+    )

@@ -2,26 +2,44 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from tsbench.report import charts
 from tsbench.report.sections.common import HEADLINE_TYPES, TREND_CHART_TYPES
+from tsbench.results.documents import HistoryItem, stored_results
 from tsbench.results.model import RunResult
 from tsbench.targets.registry import target_colour, target_title
 
 Getter = Callable[[RunResult, str], float | None]
 
 
-def flatten_history(history: Iterable[Mapping[str, Any]]) -> list[RunResult]:
-    """Earlier runs (result or comparison dicts) as results: a comparison gives one per scale."""
-    out: list[RunResult] = []
-    for item in history:
-        if "results" in item and "targets" in item and not isinstance(item.get("targets"), dict):
-            out.extend(RunResult.from_json(body) for body in item["results"].values())
-        elif "spec" in item:
-            out.append(RunResult.from_json(item))
-    return out
+@dataclass(frozen=True)
+class TrendRun:
+    """One run on the trend charts' axis: its label (creation minute or run id) and identity."""
+
+    label: str
+    run_id: str
+    created_at: str
+
+
+@dataclass(frozen=True)
+class TrendsSection:
+    """Trend charts (SVG: load rows/s, then hot queries/s of ``types``) over ``runs``, oldest
+    first, at most ``limit``; ``skipped``: earlier runs of another use case or scale."""
+
+    charts: list[str]
+    runs: list[TrendRun]
+    skipped: int
+    types: list[str]
+    limit: int
+
+
+def flatten_history(history: Iterable[HistoryItem]) -> list[RunResult]:
+    """Earlier runs (results, comparisons or stored results, as records or JSON) as results: a
+    comparison gives one per scale; a result without a spec is left out."""
+    return [stored.result for stored in stored_results(history) if stored.result.has("spec")]
 
 
 def _same_shape(result: RunResult, history: Sequence[RunResult]) -> list[RunResult]:
@@ -79,7 +97,7 @@ def trends_section(
     history: Sequence[RunResult],
     limit: int,
     query_types: Sequence[str],
-) -> dict[str, Any] | None:
+) -> TrendsSection | None:
     """Trend charts over the last ``limit`` runs of this shape (None with fewer than two);
     ``history``: earlier results (``flatten_history``)."""
     same = _same_shape(result, history)
@@ -102,13 +120,10 @@ def trends_section(
                     f"{prefix}trend-{qtype}", labels, qps_series, colours, f"{qtype}, hot", "queries/s"
                 )
             )
-    return {
-        "charts": made,
-        "runs": [
-            {"label": label, "run_id": run.run_id, "created_at": run.created_at}
-            for label, run in zip(labels, runs, strict=True)
-        ],
-        "skipped": len(history) - len(same),
-        "types": chosen,
-        "limit": limit,
-    }
+    return TrendsSection(
+        charts=made,
+        runs=[TrendRun(label, run.run_id, run.created_at) for label, run in zip(labels, runs, strict=True)],
+        skipped=len(history) - len(same),
+        types=chosen,
+        limit=limit,
+    )
