@@ -17,9 +17,10 @@ DEFINITION = ServerDefinition(
     # griddb/griddb:<version>-jammy built from it.
     version="5.6.0",
     tuning={
-        # The block cache holding recent rows (default 1024MB): half the RAM, at least 1 GiB and at
-        # most 8 GiB (8192MB on the 2-core / 24 GiB benchmark machines).
-        "dataStore.storeMemoryLimit": Scaled("memory_mib", 1, 2, minimum=1024, maximum=8192, suffix="MB"),
+        # The block cache holding recent rows (default 1024MB): half the RAM, at least 1 GiB, as the
+        # cloud hosts always had (12288MB on the 24 GiB benchmark machine; local and docker used a
+        # fixed 8192MB before the three runtimes shared this table).
+        "dataStore.storeMemoryLimit": Scaled("memory_mib", 1, 2, minimum=1024, suffix="MB"),
         # Processing threads (default 4): one per core.
         "dataStore.concurrency": Scaled("cores"),
         # GridDB's defaults, stated: no compression (CE), transaction log flushed every second,
