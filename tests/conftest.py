@@ -27,3 +27,45 @@ def small_dataset(dataset_cache: Path) -> Dataset:
     """cpu-only, 12 hosts × 1 day at 10 s: every query type fits."""
     dataset, _ = ensure_dataset(DatasetSpec.parse(scale=12, seed=7), dataset_cache)
     return dataset
+
+
+# Folders whose tests share one session-scoped deployment and run in order: one xdist scope each.
+SHARED_FOLDERS = ("tests/scheduler/",)
+# The scopes that take longest (CI's --durations, seconds alone on 2 cores), handed out first so
+# that no worker starts a long one when the others are nearly done.
+LONGEST_FIRST = (
+    "tests/scheduler/",  # ~280: an Airflow deployment, two triggered runs, a browser
+    "tests/dags/test_dag_aws.py",  # ~130: Terraform against moto; the provider's pollers wait 10 s
+    "tests/dags/test_dag_run.py",  # ~130: two dag.test() runs
+    "tests/infra/test_terraform.py",  # ~110: plan / apply / destroy against moto
+    "tests/integration/test_run.py",  # ~90: the CLI's whole pipeline, a killed server
+    "tests/targets/test_mongodb.py",  # ~70: mongomock evaluates every pipeline
+    "tests/integration/test_docker_engine.py",  # ~50
+    "tests/integration/test_remote_server.py",  # ~45
+)
+
+
+def scope_of(nodeid: str) -> str:
+    """The xdist scope of a test: its ``SHARED_FOLDERS`` folder, else its module."""
+    path = nodeid.split("::")[0].split("@")[0]
+    return next((folder for folder in SHARED_FOLDERS if path.startswith(folder)), path)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """``LONGEST_FIRST`` scopes first; file order otherwise (the sort is stable)."""
+    rank = {scope: position for position, scope in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(scope_of(item.nodeid), len(rank)))
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """Under pytest-xdist (scripts/test.sh) a scope's tests run on one worker in collection order:
+    module-scoped servers and Terraform runs are made once, a shared deployment is started once.
+    (xdist's own ``loadgroup`` marks do not work with pytest 9.2: it renames ``item._nodeid``.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByScope(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return scope_of(nodeid)
+
+    config.option.loadscopereorder = False  # keep LONGEST_FIRST's order
+    return ByScope(config, log)

@@ -1,4 +1,5 @@
-"""A whole comparison on real servers: orchestration, isolation of a failing target, no double load."""
+"""A whole comparison on real servers through the CLI (every pipeline step, validated report,
+publication), isolation of a failing target, no double load."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -14,7 +16,7 @@ import pytest
 from tsbench.comparison import parse_comparison, scale_dir
 from tsbench.results.files import read_json
 from tsbench.run_setup import prepare_run
-from tsbench.runner import TargetPhases, run_comparison
+from tsbench.runner import TargetPhases
 from tsbench.runtimes.local import LocalRuntime
 
 pytestmark = pytest.mark.integration
@@ -22,10 +24,63 @@ ROOT = Path(__file__).resolve().parents[2]
 SMALL = {"start": "2016-01-01T00:00:00Z", "end": "2016-01-01T12:00:00Z", "queries_per_type": 2, "hot_runs": 1}
 
 
-def test_comparison_end_to_end(runtime: LocalRuntime, tmp_path: Path, dataset_cache: Path) -> None:
-    specs = parse_comparison({**SMALL, "scales": [10], "targets": ["questdb", "postgres"]})
-    folder = run_comparison(specs, tmp_path, "e2e", dataset_cache, runtime)
-    comparison = read_json(folder / "comparison.json")
+@dataclass(frozen=True)
+class CliRun:
+    """One ``python -m tsbench run`` of two local targets, shared by the tests that read it."""
+
+    result: subprocess.CompletedProcess[str]
+    out: Path  # results root: runs/, latest-cli/, index.html
+    state: Path  # the runtime's state root
+    folder: Path  # the run's folder
+
+
+@pytest.fixture(scope="module")
+def cli_run(tmp_path_factory: pytest.TempPathFactory, dataset_cache: Path) -> CliRun:
+    """questdb and postgres, scale 10 × 12 h, the whole pipeline (validate, report, publish)."""
+    tmp = tmp_path_factory.mktemp("cli")
+    out, state = tmp / "out", Path("/var/tmp/tsbench-tests") / tmp.name
+    run = ["run", "--targets", "questdb,postgres", "--scales", "10", "--duration", "12h"]
+    run += ["--queries-per-type", "2", "--hot-runs", "1", "--run-id", "cli", "--runtime", "local"]
+    run += ["--results-dir", str(out / "runs"), "--cache-dir", str(dataset_cache), "--state-dir", str(state)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "plugins")}
+    result = subprocess.run([sys.executable, "-m", "tsbench", *run], capture_output=True, text=True, env=env)
+    return CliRun(result, out, state, out / "runs" / "cli")
+
+
+def test_cli_run_walks_the_pipeline_to_a_published_verdict(cli_run: CliRun) -> None:
+    """Every step of the table in its order, then the validated report (HTML + PDF), its
+    publication, the study tables and the verdict on stdout."""
+    from tsbench.pipeline import steps
+
+    result, folder = cli_run.result, cli_run.folder
+    assert result.returncode == 0, result.stderr[-3000:]
+    walked = [line.removeprefix("· ") for line in result.stderr.splitlines() if line.startswith("· ")]
+    branch = [f"{s.name} scale-10 × {t}" for t in ("questdb", "postgres") for s in steps("branch")]
+    assert walked == [
+        *(s.name for s in steps("run")),
+        *(f"{s.name} scale-10" for s in steps("scale")),
+        *branch,
+        *(s.name for s in steps("post")),
+    ]
+    assert read_json(folder / "validation.json")["success"] is True
+    assert (folder / "report" / "report.html").stat().st_size > 10_000
+    assert (folder / "report" / "report.pdf").read_bytes()[:5] == b"%PDF-"
+    out = cli_run.out
+    assert (out / "latest-cli" / "RUN").read_text().strip() == "cli" and (out / "index.html").is_file()
+    assert not (out / "latest").exists()  # the nightly's
+    stdout = result.stdout
+    assert "| target" in stdout and "rows/s" in stdout and "hot qps" in stdout and "Footprint" in stdout
+    assert "questdb: " in stdout and "answers agree with the oracle" in stdout
+    assert "validation: passed" in stdout and "verdict: passed" in stdout
+    assert f"report: {folder}/report/report.html" in stdout
+    assert not list(cli_run.state.glob("cli-*")), "a server instance was left behind"
+
+
+def test_cli_run_measures_every_target_against_the_oracle(cli_run: CliRun) -> None:
+    """Exact row counts, footprint, a cold restart, 20 query types cold and hot with every answer
+    agreeing with the oracle, teardown timed; result.json holds every figure (no samples file)."""
+    assert cli_run.result.returncode == 0, cli_run.result.stderr[-3000:]
+    comparison = read_json(cli_run.folder / "comparison.json")
     assert comparison["failed_targets"] == [] and comparison["scales"] == [10]
     result = comparison["results"]["10"]
     for name in ("questdb", "postgres"):
@@ -42,8 +97,7 @@ def test_comparison_end_to_end(runtime: LocalRuntime, tmp_path: Path, dataset_ca
             set(body["queries"]["cold"]) == set(body["queries"]["hot"]) and len(body["queries"]["cold"]) == 20
         )
         assert body["teardown"]["seconds"] >= 0
-    assert not (folder / "scale-10" / "samples.jsonl").exists()  # result.json holds every figure
-    assert not any(runtime.root.glob("e2e-*")), "teardown left server files behind"
+    assert not (cli_run.folder / "scale-10" / "samples.jsonl").exists()
 
 
 def test_a_killed_server_fails_only_its_target(
@@ -93,19 +147,6 @@ def test_loading_twice_never_duplicates(runtime: LocalRuntime, tmp_path: Path, d
         assert [t["row_counts"] for t in first["trials"] + again["trials"]] == [{"cpu": 43_200}] * 4
     finally:
         phases.teardown()
-
-
-def test_cli_run_prints_the_study_tables(tmp_path: Path, dataset_cache: Path, runtime: LocalRuntime) -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "plugins"), "TSBENCH_STATE": str(runtime.root)}
-    args = ["--targets", "questdb", "--scales", "10", "--duration", "12h", "--queries-per-type", "1"]
-    args += ["--hot-runs", "1", "--results-dir", str(tmp_path), "--cache-dir", str(dataset_cache)]
-    result = subprocess.run(
-        [sys.executable, "-m", "tsbench", "run", *args], capture_output=True, text=True, env=env
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    out = result.stdout
-    assert "| target" in out and "rows/s" in out and "hot qps" in out and "Footprint" in out
-    assert "questdb: " in out and "answers agree with the oracle" in out
 
 
 def test_long_state_paths_still_start_postgres(tmp_path: Path) -> None:

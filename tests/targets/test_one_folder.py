@@ -18,9 +18,6 @@ from tsbench.targets.registry import target_names
 REPO = Path(__file__).resolve().parents[2]
 GENERIC = ["scripts", "plugins/tsbench/runtimes", "infra", ".ci"]
 DEFINED = [name for name in target_names() if load_definition(name) is not None]
-# Targets still described outside their folder (not yet converted to a definition.py): this list
-# may only shrink.
-PENDING: set[str] = set()
 
 
 def generic_files() -> list[Path]:
@@ -60,6 +57,5 @@ def test_no_generic_file_names_the_target(name: str) -> None:
     assert naming(name) == []
 
 
-def test_targets_still_described_outside_their_folder() -> None:
-    assert set(target_names()) - set(DEFINED) == PENDING
-    assert set(DEFINED) & PENDING == set()
+def test_every_target_is_described_in_its_folder() -> None:
+    assert list(target_names()) == DEFINED and len(DEFINED) == 8

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -108,41 +107,3 @@ def test_bad_run_flags_name_the_field_before_any_work(tmp_path: Path) -> None:
     result = tsbench("run", "--targets", "questdb", "--hot-runs", "many", *where)
     assert result.returncode == 2 and "argument --hot-runs: invalid int value: 'many'" in result.stderr
     assert not out.exists() and not cache.exists() and not (tmp_path / "state").exists()
-
-
-@pytest.mark.integration
-def test_cli_run_walks_the_pipeline_to_a_published_verdict(tmp_path: Path) -> None:
-    """Two local targets on the smallest dataset: every step of the table in its order, then the
-    validated report (HTML + PDF), its publication and the verdict."""
-    from tsbench.pipeline import steps
-
-    out, state = tmp_path / "out", Path("/var/tmp/tsbench-tests") / tmp_path.name
-    run = ["run", "--targets", "questdb,postgres", "--scales", "10", "--duration", "12h"]
-    run += ["--queries-per-type", "2", "--hot-runs", "1", "--run-id", "cli", "--runtime", "local"]
-    where = [
-        "--results-dir",
-        str(out / "runs"),
-        "--cache-dir",
-        str(tmp_path / "cache"),
-        "--state-dir",
-        str(state),
-    ]
-    result = tsbench(*run, *where)
-    assert result.returncode == 0, result.stderr[-3000:]
-    walked = [line.removeprefix("· ") for line in result.stderr.splitlines() if line.startswith("· ")]
-    branch = [f"{s.name} scale-10 × {t}" for t in ("questdb", "postgres") for s in steps("branch")]
-    assert walked == [
-        *(s.name for s in steps("run")),
-        *(f"{s.name} scale-10" for s in steps("scale")),
-        *branch,
-        *(s.name for s in steps("post")),
-    ]
-    folder = out / "runs" / "cli"
-    assert json.loads((folder / "validation.json").read_text())["success"] is True
-    assert (folder / "report" / "report.html").stat().st_size > 10_000
-    assert (folder / "report" / "report.pdf").read_bytes()[:5] == b"%PDF-"
-    assert (out / "latest-cli" / "RUN").read_text().strip() == "cli" and (out / "index.html").is_file()
-    assert not (out / "latest").exists()  # the nightly's
-    assert "| target" in result.stdout and "validation: passed" in result.stdout
-    assert "verdict: passed" in result.stdout and f"report: {folder}/report/report.html" in result.stdout
-    assert not list(state.glob("cli-*")), "a server instance was left behind"
