@@ -14,9 +14,11 @@ from typing import Any
 from airflow.sdk import Param
 
 from tsbench.parameters import Parameter, defaults, parameters
+from tsbench.runtimes.definition import main_job_targets
 
-# The form's proposal for the one required parameter (RunSpec has no default for it).
-FORM_TARGETS = ["questdb", "timescaledb", "postgres", "influxdb"]
+# The form's proposal for the one required parameter (RunSpec has no default for it): the targets
+# the main job compares (their definitions' ``main_job`` positions).
+FORM_TARGETS = main_job_targets()
 DEFAULTS: dict[str, Any] = {"targets": FORM_TARGETS, **defaults()}
 
 
