@@ -16,6 +16,9 @@ from scheduler.test_real_scheduler import DAG, TWO_TARGETS
 pytestmark = pytest.mark.integration
 SHOTS = ROOT / "reports" / "out" / "ui"
 TIMEOUT_MS = 60_000
+# expect() has its own timeout (5 s by default), which the UI can miss on 2 busy cores (the suite
+# runs on 3 xdist workers): every assertion waits as long as page actions do.
+expect.set_options(timeout=TIMEOUT_MS)
 
 
 def _chromium() -> str:
