@@ -47,7 +47,7 @@ LONGEST_FIRST = (
 
 def scope_of(nodeid: str) -> str:
     """The xdist scope of a test: its ``SHARED_FOLDERS`` folder, else its module."""
-    path = nodeid.split("::")[0].split("@")[0]
+    path = nodeid.split("::")[0]
     return next((folder for folder in SHARED_FOLDERS if path.startswith(folder)), path)
 
 
