@@ -31,17 +31,21 @@ def small_dataset(dataset_cache: Path) -> Dataset:
 
 # Folders whose tests share one session-scoped deployment and run in order: one xdist scope each.
 SHARED_FOLDERS = ("tests/scheduler/",)
-# The scopes that take longest (CI's --durations, seconds alone on 2 cores), handed out first so
-# that no worker starts a long one when the others are nearly done.
+# The scopes that take longest (seconds alone on 2 idle cores), handed out first so that no worker
+# starts a long one when the others are nearly done; CPU-bound unit modules go before quick ones.
 LONGEST_FIRST = (
     "tests/scheduler/",  # ~280: an Airflow deployment, two triggered runs, a browser
-    "tests/dags/test_dag_aws.py",  # ~130: Terraform against moto; the provider's pollers wait 10 s
-    "tests/dags/test_dag_run.py",  # ~130: two dag.test() runs
-    "tests/infra/test_terraform.py",  # ~110: plan / apply / destroy against moto
+    "tests/dags/test_dag_aws.py",  # ~140: Terraform against moto; the provider's pollers wait 10 s
+    "tests/dags/test_dag_run.py",  # ~130: three dag.test() runs
+    "tests/infra/test_terraform.py",  # ~105: plan / apply / destroy against moto
     "tests/integration/test_run.py",  # ~90: the CLI's whole pipeline, a killed server
-    "tests/targets/test_mongodb.py",  # ~70: mongomock evaluates every pipeline
+    "tests/unit/test_validation.py",  # ~60: great_expectations suites
     "tests/integration/test_docker_engine.py",  # ~50
     "tests/integration/test_remote_server.py",  # ~45
+    "tests/unit/test_report.py",  # ~40: WeasyPrint
+    "tests/targets/test_mongodb.py",  # ~35: mongomock evaluates every pipeline
+    "tests/integration/test_postgres_timescaledb.py",  # ~35
+    "tests/unit/test_cli.py",  # ~30
 )
 
 

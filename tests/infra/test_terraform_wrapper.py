@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tsbench.runtimes.terraform import Terraform, TerraformError
+from tsbench.runtimes.terraform import DEFAULT_GOGC, Terraform, TerraformError
 
 pytestmark = pytest.mark.skipif(shutil.which("terraform") is None, reason="terraform is not on PATH")
 
@@ -106,3 +106,14 @@ def test_the_copy_follows_the_configuration(config_dir: Path, tmp_path: Path) ->
     with pytest.raises(TerraformError, match="size must be positive"):
         tf.plan({"db_password": "x", "size": 3})  # the edited file is what runs
     assert not (tf.root_dir / "extra.tf").exists()
+
+
+def test_go_gc_target_is_raised_unless_the_environment_sets_one(
+    config_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GOGC", raising=False)
+    tf = Terraform(config_dir, tmp_path / "instance", log=lambda line: None)
+    assert tf._environment()["GOGC"] == DEFAULT_GOGC
+    monkeypatch.setenv("GOGC", "150")
+    assert tf._environment()["GOGC"] == "150"
+    assert Terraform(config_dir, tmp_path / "other", env={"GOGC": "50"})._environment()["GOGC"] == "50"
