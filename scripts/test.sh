@@ -26,12 +26,12 @@ echo "== ruff"
 .venv/bin/ruff check plugins dags tests bench infra
 .venv/bin/ruff format --check plugins dags tests bench infra
 echo "== pytest"
-# pytest-xdist: TSBENCH_TEST_WORKERS processes (default 3 on our 2 cores: much of the suite waits on
+# pytest-xdist: TSBENCH_TEST_WORKERS processes (default 4 on our 2 cores: much of the suite waits on
 # servers, Airflow and Terraform's pollers); a module — or a folder sharing one deployment — stays
 # on one worker, longest first (tests/conftest.py: pytest_xdist_make_scheduler).
 # TSBENCH_TEST_WORKERS=0 runs everything in this process.
 set +e
-$py -m pytest -p no:cacheprovider -n "${TSBENCH_TEST_WORKERS:-3}" --durations=15 "$@"
+$py -m pytest -p no:cacheprovider -n "${TSBENCH_TEST_WORKERS:-4}" --durations=15 "$@"
 status=$?
 set -e
 if [[ $status -eq 5 ]]; then

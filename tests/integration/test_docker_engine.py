@@ -206,7 +206,9 @@ def test_provision_attach_measure_restart_teardown(
             ["sh", "-c", "end=$(( $(date +%s) + 2 )); while [ $(date +%s) -lt $end ]; do :; done"]
         )
         cpu, rss = probe.measure()
-        assert cpu > 20.0 and rss > 0
+        # an idle container shows ~0 %; the loop's share depends on the other load (2 cores shared
+        # with two more test workers: 13 % once), so only "clearly busy" is asserted
+        assert cpu > 5.0 and rss > 0
 
         # bytes on disk: the 4 MiB blob, by du in the running container and by the engine when stopped
         running = again.disk_bytes()

@@ -1,0 +1,219 @@
+"""A sweep: run parameters whose axes take lists, expanded into the cross product of points.
+
+Axes (each a list in the parameters; a single value is a one-point axis): ``scales``, ``workers``,
+``batch_size``, ``ingestion`` and ``trials``. Cardinality mode (``row_budget``): every scale gets
+the same number of rows per measurement — the span is ``row_budget / scale`` epochs from ``start``,
+so 100 hosts get a long span and 1,000,000 hosts a short one, as the cardinality studies measured.
+
+Every point is one ``RunSpec``; the whole product is validated before any work, each problem named
+with the axis value that provokes it, and refused above ``SweepLimits`` with the numbers. Points that
+share a dataset share it (``dataset_groups``); points that differ only in client settings (workers,
+batch size, trials) can share one provisioned server (``server_groups``).
+
+Estimates are labelled as such: rows/s and bytes per row are assumptions (``ASSUMED_*``), not
+measurements, and serve only to refuse a sweep that is plainly too big for the machine.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+from tsbench.spec import RunSpec, SpecError
+from tsbench.timeutil import format_duration, parse_duration, parse_instant
+
+AXES = ("scales", "workers", "batch_size", "ingestion", "trials")  # in the order points are named
+CLIENT_AXES = ("workers", "batch_size", "trials")  # change only the client: the server can be kept
+POINT_FIELD = {"scales": "scale"}  # RunSpec's field of an axis, where the names differ
+ASSUMED_ROWS_PER_S = 100_000  # per target, load; a conservative figure for the estimate only
+ASSUMED_DATASET_BYTES_PER_ROW = 40  # Parquet of cpu rows, compressed (measured ~25-35 B)
+ASSUMED_STORED_BYTES_PER_ROW = 120  # the largest footprint per cpu row among the local targets
+
+
+@dataclass(frozen=True)
+class SweepLimits:
+    """What a sweep may ask for at most; above any of them it is refused with the numbers."""
+
+    max_points: int = 200
+    max_rows_loaded: int = 20_000_000_000
+    max_hours: float = 72.0
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    """One point: its axis values (axis → value) and the RunSpec it runs."""
+
+    axes: dict[str, Any]
+    spec: RunSpec
+
+    @property
+    def name(self) -> str:
+        """Folder-safe, e.g. ``scale-100_workers-2`` (only the axes that vary are named)."""
+        return "_".join(f"{POINT_FIELD.get(k, k).replace('_', '-')}-{v}" for k, v in self.axes.items())
+
+    def server_key(self) -> tuple[Any, ...]:
+        """Equal for points that may share one loaded server: same data, only client settings differ."""
+        return tuple(sorted(self.spec.dataset_key().items()))
+
+
+@dataclass
+class SweepPlan:
+    """The validated product and what it would cost (estimates, see the module docstring)."""
+
+    points: list[SweepPoint]
+    varied: list[str] = field(default_factory=list)
+
+    def dataset_groups(self) -> dict[str, list[SweepPoint]]:
+        """Points by the dataset they load (one generation each)."""
+        groups: dict[str, list[SweepPoint]] = {}
+        for point in self.points:
+            groups.setdefault(repr(point.server_key()), []).append(point)
+        return groups
+
+    def server_groups(self) -> list[list[SweepPoint]]:
+        """Points that one provisioned server per target can measure in turn (client axes only)."""
+        return list(self.dataset_groups().values())
+
+    def rows_generated(self) -> int:
+        return sum(group[0].spec.rows_total for group in self.dataset_groups().values())
+
+    def rows_loaded(self) -> int:
+        return sum(p.spec.rows_total * p.spec.trials * len(p.spec.targets) for p in self.points)
+
+    def estimated_hours(self) -> float:
+        return self.rows_loaded() / ASSUMED_ROWS_PER_S / 3600
+
+    def estimated_disk_bytes(self) -> int:
+        """Datasets kept side by side, plus the largest point's stored data (one target at a time)."""
+        largest = max(p.spec.rows_total for p in self.points)
+        return self.rows_generated() * ASSUMED_DATASET_BYTES_PER_ROW + largest * ASSUMED_STORED_BYTES_PER_ROW
+
+    def summary(self) -> str:
+        return (
+            f"{len(self.points)} point(s) over {', '.join(self.varied) or 'no axis'}; "
+            f"{len(self.dataset_groups())} dataset(s), {self.rows_generated():,} rows generated, "
+            f"{self.rows_loaded():,} rows loaded; estimated ≥ {self.estimated_hours():.1f} h at "
+            f"{ASSUMED_ROWS_PER_S:,} rows/s per load and ~{self.estimated_disk_bytes() / 1e9:,.1f} GB "
+            "of disk (assumptions, not measurements)"
+        )
+
+
+def _axis_values(values: dict[str, Any], axis: str, problems: list[tuple[str, str]]) -> list[Any]:
+    given = values.pop(axis, None)
+    if given is None:
+        return [None]  # RunSpec's default
+    listed = given if isinstance(given, list) else [given]
+    if not listed:
+        problems.append((axis, "give at least one value, or leave it out for the default"))
+    elif len({repr(v) for v in listed}) != len(listed):
+        problems.append((axis, f"a value is listed twice: {listed}"))
+    return listed or [None]
+
+
+def _span(values: dict[str, Any], problems: list[tuple[str, str]]) -> None:
+    """``duration`` (e.g. ``"1d"``) instead of ``end``."""
+    duration = values.pop("duration", None)
+    if duration is None:
+        return
+    if "end" in values:
+        problems.append(("duration", "give either duration or end, not both"))
+        return
+    try:
+        start = parse_instant(values.get("start", "2016-01-01T00:00:00Z"))
+        values["end"] = start + parse_duration(duration)
+    except ValueError as error:
+        problems.append(("duration", str(error)))
+
+
+def _budget_end(values: dict[str, Any], budget: int, scale: Any) -> tuple[int | None, str | None]:
+    """End of the span that gives ``budget`` rows per measurement at ``scale`` hosts."""
+    if not isinstance(scale, int) or scale < 1:
+        return None, None  # RunSpec names the bad scale
+    if budget % scale:
+        return None, f"row_budget {budget:,} is not a whole number of epochs of {scale:,} hosts"
+    try:
+        start = parse_instant(values.get("start", "2016-01-01T00:00:00Z"))
+        interval = parse_duration(values.get("interval", "10s"))
+    except ValueError:
+        return None, None  # RunSpec names the bad start or interval
+    return start + budget // scale * interval, None
+
+
+def expand_sweep(params: dict[str, Any], limits: SweepLimits = SweepLimits()) -> SweepPlan:
+    """Validate ``params`` (RunSpec fields; the ``AXES`` may be lists; ``duration`` instead of
+    ``end``; ``row_budget`` for cardinality mode) and return the product. Raises ``SpecError``
+    naming every problem — with the axis value that provokes it — and when the product is over
+    ``limits``."""
+    values = {k: v for k, v in params.items() if v is not None and v != ""}
+    problems: list[tuple[str, str]] = []
+    axes = {axis: _axis_values(values, axis, problems) for axis in AXES}
+    if axes["scales"] == [None]:
+        axes["scales"] = [100]
+    budget = values.pop("row_budget", None)
+    _span(values, problems)
+    if budget is not None and ("end" in values or "duration" in params):
+        problems.append(("row_budget", "the row budget sets each scale's span: give no duration or end"))
+    varied = [axis for axis in AXES if len(axes[axis]) > 1]
+    points = []
+    for combination in itertools.product(*(axes[axis] for axis in AXES)):
+        chosen = dict(zip(AXES, combination, strict=True))
+        point_values = {**values, **{POINT_FIELD.get(k, k): v for k, v in chosen.items() if v is not None}}
+        if budget is not None:
+            end, problem = _budget_end(values, budget, chosen["scales"])
+            if problem:
+                _add(problems, (f"scales ({chosen['scales']})", problem))
+            if end is not None:
+                point_values["end"] = end
+        try:
+            spec = RunSpec.parse(**point_values)
+        except SpecError as error:
+            for name, message in error.problems:
+                _add(problems, (_axis_field(name, chosen), message))
+            continue
+        points.append(SweepPoint({axis: chosen[axis] for axis in varied}, spec))
+    if problems:
+        raise SpecError(problems)
+    plan = SweepPlan(points, varied)
+    _check_limits(plan, limits)
+    return plan
+
+
+def _axis_field(name: str, chosen: dict[str, Any]) -> str:
+    """A RunSpec field's problem named by the axis value that provoked it, e.g. ``workers (0)``."""
+    for axis in AXES:
+        if name == POINT_FIELD.get(axis, axis) and chosen[axis] is not None:
+            return f"{axis} ({chosen[axis]})"
+    return name
+
+
+def _add(problems: list[tuple[str, str]], entry: tuple[str, str]) -> None:
+    if entry not in problems:
+        problems.append(entry)
+
+
+def _check_limits(plan: SweepPlan, limits: SweepLimits) -> None:
+    problems = []
+    if len(plan.points) > limits.max_points:
+        problems.append(("sweep", f"{len(plan.points):,} points exceed the limit of {limits.max_points:,}"))
+    if plan.rows_loaded() > limits.max_rows_loaded:
+        problems.append(
+            ("sweep", f"{plan.rows_loaded():,} rows loaded exceed the limit of {limits.max_rows_loaded:,}")
+        )
+    if plan.estimated_hours() > limits.max_hours:
+        problems.append(
+            (
+                "sweep",
+                f"estimated {plan.estimated_hours():,.1f} h (at {ASSUMED_ROWS_PER_S:,} rows/s per load) "
+                f"exceeds the limit of {limits.max_hours:g} h",
+            )
+        )
+    if problems:
+        problems.append(("sweep", plan.summary()))
+        raise SpecError(problems)
+
+
+def describe_budget(budget: int, scales: list[int], interval: str = "10s") -> list[str]:
+    """One line per scale: the span a row budget gives it (for the plan shown before any work)."""
+    step = parse_duration(interval)
+    return [f"{s:,} hosts: {budget // s:,} epochs = {format_duration(budget // s * step)}" for s in scales]
