@@ -1,9 +1,10 @@
 """### tsbench comparison (on demand)
 
-The same pipeline as the nightly run, triggered by hand with the Params form: targets, scales (one
-branch per scale), use case, duration, interval, seed, workers, batch size, query types, queries per
-type, trials, runtime. Bad parameters fail the first task (`validate_params`) with one message per
-field, before any work starts.
+The same pipeline as the nightly run, triggered by hand with the Params form: targets, and the sweep
+axes as lists — scales, workers, batch sizes, ingestion orders, trials (the run is their cross
+product; one value each is a plain comparison) — or a row budget per scale (cardinality mode); use
+case, duration, interval, seed, query types, queries per type, runtime. Bad parameters fail the
+first task (`validate_params`) with one message per field, before any work starts.
 """
 
 from tsbench.airflow.comparison_dag import build_comparison_dag

@@ -12,9 +12,9 @@ cd "$root"
 source scripts/setup_all.sh
 airflow dags reserialize >/dev/null
 # One Airflow process for both (each start of the CLI imports Airflow: seconds of CPU).
-unpause='^tsbench_comparison$'
+unpause='^tsbench_(comparison|study_.+)$'
 if [[ "${TSBENCH_NIGHTLY:-on}" != paused ]]; then
-    unpause='^tsbench_(comparison|nightly)$'
+    unpause='^tsbench_(comparison|nightly|study_.+)$'
 fi
 airflow dags unpause --treat-dag-id-as-regex --yes "$unpause" >/dev/null
 export AIRFLOW__API__HOST="${AIRFLOW__API__HOST:-127.0.0.1}"  # loopback unless you say otherwise

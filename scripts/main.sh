@@ -13,7 +13,7 @@ targets=${TSBENCH_TARGETS:-"[$defined]"}
 conf=$(cat <<JSON
 {"scales": [${TSBENCH_SCALES:-100}], "targets": $targets,
  "duration": "${TSBENCH_DURATION:-1d}", "queries_per_type": ${TSBENCH_QUERIES_PER_TYPE:-5},
- "hot_runs": ${TSBENCH_HOT_RUNS:-2}, "workers": 2, "batch_size": 10000}
+ "hot_runs": ${TSBENCH_HOT_RUNS:-2}, "workers": [2], "batch_size": [10000]}
 JSON
 )
 echo "running tsbench_comparison with $conf"

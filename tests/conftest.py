@@ -42,6 +42,7 @@ LONGEST_FIRST = (
     "tests/unit/test_validation.py",  # ~60: great_expectations suites
     "tests/integration/test_docker_engine.py",  # ~50
     "tests/integration/test_remote_server.py",  # ~45
+    "tests/integration/test_sweep_run.py",  # ~25: a worker sweep through the CLI
     "tests/unit/test_report.py",  # ~40: WeasyPrint
     "tests/targets/test_mongodb.py",  # ~35: mongomock evaluates every pipeline
     "tests/integration/test_postgres_timescaledb.py",  # ~35

@@ -13,6 +13,7 @@ import logging
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -136,6 +137,24 @@ def cmd_answers(args: argparse.Namespace) -> str:
 def cmd_run(args: argparse.Namespace) -> str:
     """The whole pipeline in this process (``tsbench.local_run``): the steps the DAG runs, in its
     order, ending in the report (HTML + PDF), its publication and the verdict."""
+    return _run_pipeline(args, values(args, RUN_PARAMETERS))
+
+
+def cmd_study(args: argparse.Namespace) -> str:
+    """A study file's size (``tsbench.studies``), the run flags given overriding its values, run
+    like ``run`` with the size's sweep limits."""
+    from tsbench.studies import load_study
+
+    study = load_study(args.file)
+    params = study.params_for(args.size, values(args, RUN_PARAMETERS))
+    if args.plan_only:
+        plan = study.plan(args.size, values(args, RUN_PARAMETERS))
+        return f"study {study.name} ({args.size or study.default_size}): {plan.summary()}"
+    args.latest_folder = args.latest_folder or f"latest-study-{study.name.replace('_', '-')}"
+    return _run_pipeline(args, params, study.limits(args.size))
+
+
+def _run_pipeline(args: argparse.Namespace, params: dict[str, Any], limits: Any = None) -> str:
     import os
 
     from tsbench.local_run import LocalRun
@@ -153,19 +172,25 @@ def cmd_run(args: argparse.Namespace) -> str:
         folder,
         args.cache_dir,
         publication=Publication(args.latest_folder),
+        limits=limits,
         on_step=lambda step, label: print(f"· {step} {label}".rstrip(), file=sys.stderr, flush=True),
     )
-    args.failed = run.run(values(args, RUN_PARAMETERS))
+    args.failed = run.run(params)
     return _run_summary(folder, run.outcomes, args.failed, time.perf_counter() - started)
 
 
 def _run_summary(folder: Path, outcomes: dict[str, Any], problems: list[str], seconds: float) -> str:
-    """The study tables of every scale, then where the report went and the verdict."""
+    """The study tables of every point (a scale, or a sweep's point), then where the report went
+    and the verdict."""
     from tsbench.results.documents import read_comparison
     from tsbench.results.tables import all_tables
 
     comparison = read_comparison(folder)
-    tables = [f"scale {scale}\n\n{all_tables(result)}" for scale, result in comparison.results.items()]
+    swept = {key: r.point.label for key, r in comparison.results.items() if r.point and r.point.axes}
+    tables = [
+        f"{swept.get(key, f'scale {key}')}\n\n{all_tables(result)}"
+        for key, result in comparison.results.items()
+    ]
     validation = outcomes.get("validate", {})
     published = outcomes.get("publish", {})
     lines = [
@@ -230,25 +255,39 @@ def _query_commands(sub: Any) -> None:
     answers.set_defaults(run=cmd_answers)
 
 
-def _run_command(sub: Any) -> None:
-    run = sub.add_parser(
-        "run",
-        help="run a comparison: the DAG's steps in this process, ending in the validated, published report",
-    )
-    add_flags(run.add_argument_group("comparison (the Params form's fields)"), RUN_PARAMETERS)
-    where = run.add_argument_group("where things go")
+def _where_flags(parser: Any, latest_default: str | None) -> None:
+    where = parser.add_argument_group("where things go")
     _add_cache_flag(where)
     where.add_argument(
         "--results-dir", type=Path, help="run folders (default $TSBENCH_RESULTS or reports/out/runs)"
     )
     where.add_argument("--run-id", help="default: UTC time + random suffix")
     where.add_argument(
-        "--latest-folder", default="latest-cli", help="the published latest folder (default latest-cli)"
+        "--latest-folder",
+        default=latest_default,
+        help=f"the published latest folder (default {latest_default or 'latest-study-<name>'})",
     )
     where.add_argument(
         "--state-dir", type=Path, help="server state root (default $TSBENCH_STATE or /var/tmp/tsbench)"
     )
+
+
+def _run_command(sub: Any) -> None:
+    run = sub.add_parser(
+        "run",
+        help="run a comparison: the DAG's steps in this process, ending in the validated, published report",
+    )
+    add_flags(run.add_argument_group("comparison (the Params form's fields)"), RUN_PARAMETERS)
+    _where_flags(run, "latest-cli")
     run.set_defaults(run=cmd_run)
+    study = sub.add_parser("study", help="run a study file (studies/*.yaml) at one of its sizes")
+    study.add_argument("file", type=Path, help="the study's YAML file, e.g. studies/b_questdb_tsbs.yaml")
+    study.add_argument("--size", help="one of the file's sizes (default: its default_size, e.g. small)")
+    study.add_argument("--plan-only", action="store_true", help="validate and show the plan, run nothing")
+    optional = [replace(p, default=None) if p.required else p for p in RUN_PARAMETERS]
+    add_flags(study.add_argument_group("overrides of the size's parameters"), optional)
+    _where_flags(study, None)
+    study.set_defaults(run=cmd_study)
 
 
 def build_parser() -> argparse.ArgumentParser:

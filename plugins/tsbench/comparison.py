@@ -1,11 +1,13 @@
-"""A comparison: one run id, one or more scales, each scale a run folder (see ``runner.py``).
+"""A comparison: one run id, one or more points (a point per scale, or per point of a sweep), each
+point a run folder (see ``runner.py``).
 
 Layout::
 
     <results root>/<run id>/
-        plan.json             the validated parameters (one RunSpec per scale)
-        scale-<N>/            a run folder per scale (run.json, targets/…, result.json)
-        comparison.json       every scale's result, for validation, report and history
+        plan.json             the validated parameters: the points in order, one RunSpec each
+        scale-<N>[_<axis>-<v>…]/  a run folder per point (run.json, targets/…, result.json); a
+                              plain comparison's points are ``scale-<N>``
+        comparison.json       every point's result, for validation, report and history
         validation.json       great_expectations outcome (when validated)
         report/report.html report/report.pdf
 """
@@ -13,90 +15,116 @@ Layout::
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tsbench.results.collect import collect
+from tsbench.results.documents import SCALE_PREFIX, point_order
 from tsbench.results.files import read_json, write_json_atomic
-from tsbench.results.model import Comparison
-from tsbench.spec import RunSpec, SpecError
-from tsbench.timeutil import format_instant, parse_duration, parse_instant
-
-SCALE_PREFIX = "scale-"
+from tsbench.results.model import Comparison, PointFacts
+from tsbench.spec import RunSpec
+from tsbench.sweep import SweepLimits, SweepPlan, expand_sweep
+from tsbench.timeutil import format_instant
 
 
 def scale_dir(folder: Path, scale: int) -> Path:
+    """The run folder of a plain comparison's scale (a sweep's points: ``point_dir``)."""
     return folder / f"{SCALE_PREFIX}{scale}"
 
 
+def point_dir(folder: Path, point: str) -> Path:
+    return folder / point
+
+
+def point_key(run_dir: Path) -> str:
+    """A point's key in ``comparison.json``: its folder name without ``scale-`` (``"100"`` for a
+    plain comparison's scale, as before sweeps; ``"100_workers-4"`` for a sweep's point)."""
+    return run_dir.name.removeprefix(SCALE_PREFIX)
+
+
+def plan_comparison(params: dict[str, Any], limits: SweepLimits | None = None) -> SweepPlan:
+    """The validated points of pipeline parameters (``tsbench.sweep.expand_sweep``): RunSpec
+    fields, ``scales`` instead of ``scale``, ``duration`` instead of ``end``, the sweep axes as
+    lists, ``row_budget``. SpecError naming every problem of every point at once, and when the
+    sweep is over ``limits`` (default ``SweepLimits()``)."""
+    return expand_sweep(params, limits or SweepLimits())
+
+
 def parse_comparison(params: dict[str, Any]) -> list[RunSpec]:
-    """One RunSpec per scale from pipeline parameters.
-
-    ``params`` holds RunSpec fields, with ``scales`` (a list) instead of ``scale`` and optionally
-    ``duration`` (e.g. ``"1d"``) instead of ``end``. Every problem of every scale is reported at once.
-    """
-    values = {k: v for k, v in params.items() if v is not None and v != ""}
-    problems: list[tuple[str, str]] = []
-    scales = values.pop("scales", None)
-    if not isinstance(scales, list) or not scales:
-        problems.append(("scales", "give at least one scale (number of hosts), e.g. [100]"))
-        scales = []
-    elif len(set(map(str, scales))) != len(scales):
-        problems.append(("scales", f"a scale is listed twice: {scales}"))
-    duration = values.pop("duration", None)
-    if duration is not None:
-        if "end" in values:
-            problems.append(("duration", "give either duration or end, not both"))
-        else:
-            try:
-                values["end"] = parse_instant(values.get("start", "2016-01-01T00:00:00Z")) + parse_duration(
-                    duration
-                )
-            except ValueError as error:
-                problems.append(("duration", str(error)))
-    specs = []
-    for scale in scales:
-        try:
-            specs.append(RunSpec.parse(**values, scale=scale))
-        except SpecError as error:
-            for field, message in error.problems:
-                entry = (f"scales ({scale})" if field == "scale" else field, message)
-                if entry not in problems:
-                    problems.append(entry)
-    if problems:
-        raise SpecError(problems)
-    return specs
+    """The RunSpec of every point of ``plan_comparison(params)``, in order."""
+    return [point.spec for point in plan_comparison(params).points]
 
 
-def write_plan(folder: Path, specs: list[RunSpec]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class PlannedPoint:
+    """One point as ``plan.json`` keeps it: which point it is (folder name, the sweep axes' values
+    that vary, label, server group) and its RunSpec."""
+
+    facts: PointFacts
+    spec: RunSpec
+
+    @property
+    def name(self) -> str:
+        return self.facts.name
+
+
+def write_plan(folder: Path, plan: SweepPlan) -> dict[str, Any]:
+    """``plan.json`` (atomically): the points in order, the axes that vary and the plan's summary."""
+    groups = plan.server_group_of()
     body = {
-        "format": "tsbench-plan/1",
+        "format": "tsbench-plan/2",
         "run_id": folder.name,
         "created_at": format_instant(time.time_ns()),
-        "scales": [spec.scale for spec in specs],
-        "targets": specs[0].targets,
-        "specs": {str(spec.scale): spec.model_dump() for spec in specs},
+        "scales": list(dict.fromkeys(point.spec.scale for point in plan.points)),
+        "targets": plan.points[0].spec.targets,
+        "varied": plan.varied,
+        "summary": plan.summary(),
+        "points": [
+            PointFacts(name=p.name, axes=p.axes, label=p.label(), server_group=groups[p.name]).to_json()
+            for p in plan.points
+        ],
+        "specs": {point.name: point.spec.model_dump() for point in plan.points},
     }
     write_json_atomic(folder / "plan.json", body)
     return body
 
 
-def read_plan(folder: Path) -> tuple[dict[str, Any], list[RunSpec]]:
+def read_plan(folder: Path) -> tuple[dict[str, Any], list[PlannedPoint]]:
     plan = read_json(folder / "plan.json")
-    return plan, [RunSpec.parse(**plan["specs"][str(scale)]) for scale in plan["scales"]]
+    points = [PointFacts.from_json(p) for p in plan["points"]]
+    return plan, [PlannedPoint(p, RunSpec.parse(**plan["specs"][p.name])) for p in points]
+
+
+def server_groups(points: list[PlannedPoint]) -> list[list[PlannedPoint]]:
+    """The plan's points by server group, in the order the groups first appear."""
+    groups: dict[str, list[PlannedPoint]] = {}
+    for point in points:
+        groups.setdefault(point.facts.server_group, []).append(point)
+    return list(groups.values())
+
+
+def branch_label(run_dirs: list[Path], target: str) -> str:
+    """``scale-100 × questdb``; a server group of several points: ``scale-100_workers-1 … +2 × questdb``."""
+    more = f" … +{len(run_dirs) - 1}" if len(run_dirs) > 1 else ""
+    return f"{Path(run_dirs[0]).name}{more} × {target}"
+
+
+def point_folders(folder: Path) -> list[Path]:
+    """The point folders of a comparison, by scale then by each axis value (``point_order``)."""
+    found = [path for path in folder.glob(f"{SCALE_PREFIX}*") if path.is_dir()]
+    return sorted(found, key=lambda path: point_order(path.name))
 
 
 def collect_comparison(folder: Path) -> Comparison:
-    """Collect every scale folder and write ``comparison.json`` (atomically); returns it."""
-    scales = sorted(
-        int(path.name.removeprefix(SCALE_PREFIX)) for path in folder.glob(f"{SCALE_PREFIX}*") if path.is_dir()
-    )
-    results = {str(scale): collect(scale_dir(folder, scale)) for scale in scales}
+    """Collect every point folder and write ``comparison.json`` (atomically); returns it."""
+    results = {point_key(path): collect(path) for path in point_folders(folder)}
     failed = sorted(
         {name for result in results.values() for name, body in result.targets.items() if body.status != "ok"}
     )
     first = next(iter(results.values()), None)
     spec = first.spec if first is not None else {}
+    plan = read_json(folder / "plan.json") if (folder / "plan.json").is_file() else {}
     body = {
         "format": "tsbench-comparison/1",
         "run_id": folder.name,
@@ -104,9 +132,10 @@ def collect_comparison(folder: Path) -> Comparison:
         "finished_at": format_instant(time.time_ns()),
         "use_case": spec.get("use_case"),
         "targets": spec.get("targets", []),
-        "scales": scales,
+        "scales": sorted({result.spec["scale"] for result in results.values()}),
+        "varied": plan.get("varied", []),
         "failed_targets": failed,
-        "results": {scale: result.to_json() for scale, result in results.items()},
+        "results": {key: result.to_json() for key, result in results.items()},
     }
     comparison = Comparison.from_json(body)  # the contract of tsbench.results.model
     write_json_atomic(folder / "comparison.json", comparison.to_json())

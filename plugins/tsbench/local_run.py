@@ -1,8 +1,9 @@
 """The pipeline in one process (what ``python -m tsbench run`` does): the steps of
-``tsbench.pipeline.STEPS`` in their order — validate_params, every scale step over every scale,
-every branch (scale × target) with its phases one after another, then collect → validate → report
-→ publish → verdict. As in the DAG, a failing branch only fails itself (recorded with its phase and
-reason, teardown always runs) and the post-run steps run anyway; the verdict comes last.
+``tsbench.pipeline.STEPS`` in their order — validate_params, every point step over every point,
+every branch (server group × target, ``tsbench.group_phases``) with its phases one after another,
+then collect → validate → report → publish → verdict. As in the DAG, a failing branch only fails
+itself (recorded with its phase and reason, teardown always runs) and the post-run steps run
+anyway; the verdict comes last.
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tsbench.comparison import read_plan, scale_dir
+from tsbench.comparison import PlannedPoint, branch_label, point_dir, read_plan, server_groups
+from tsbench.group_phases import GroupPhases
 from tsbench.lease import MachineLease, describe, wait_limit_s
 from tsbench.pipeline import ComparisonFailed, Publication, Step, plan_run, steps
 from tsbench.run_setup import prepare_dataset, prepare_oracle
-from tsbench.runner import TargetPhases
 from tsbench.runtimes.base import Runtime
+from tsbench.sweep import SweepLimits
 
 log = logging.getLogger("tsbench.run")
 
@@ -34,6 +36,7 @@ class LocalRun:
     runtime: Runtime | None = None
     runtime_options: Mapping[str, Any] = field(default_factory=dict)
     publication: Publication = field(default_factory=Publication)
+    limits: SweepLimits | None = None  # a sweep's limits (None: SweepLimits())
     on_step: Callable[[str, str], None] = lambda step, label: None
     outcomes: dict[str, Any] = field(default_factory=dict)
 
@@ -42,31 +45,31 @@ class LocalRun:
         SpecError (naming every bad field) before any work when ``params`` are invalid."""
         (validate_params,) = steps("run")
         self.on_step(validate_params.name, "")
-        plan_run(params, self.folder)
-        _, specs = read_plan(self.folder)
-        for step in steps("scale"):
-            for spec in specs:
-                self.on_step(step.name, f"scale-{spec.scale}")
-                self._scale_step(step, spec, scale_dir(self.folder, spec.scale))
-        for spec in specs:
-            for target in spec.targets:
-                self._branch(scale_dir(self.folder, spec.scale), target)
+        plan_run(params, self.folder, self.limits)
+        _, points = read_plan(self.folder)
+        for step in steps("point"):
+            for point in points:
+                self.on_step(step.name, point.name)
+                self._point_step(step, point, point_dir(self.folder, point.name))
+        for group in server_groups(points):
+            for target in group[0].spec.targets:
+                self._branch([point_dir(self.folder, p.name) for p in group], target)
         return self._post_run()
 
-    def _scale_step(self, step: Step, spec: Any, run_dir: Path) -> None:
+    def _point_step(self, step: Step, point: PlannedPoint, run_dir: Path) -> None:
         if step.name == "dataset":
-            prepare_dataset(spec, run_dir, self.dataset_cache)
+            prepare_dataset(point.spec, run_dir, self.dataset_cache, point.facts)
         elif step.name == "oracle":
             prepare_oracle(run_dir)
         else:
-            raise LookupError(f"no in-process form of the scale step {step.name}")
+            raise LookupError(f"no in-process form of the point step {step.name}")
 
-    def _branch(self, run_dir: Path, target: str) -> bool:
-        """Every branch step of one target; returns True when it succeeded. Teardown always runs
-        (and gives the machine lease back) once the lease was taken."""
-        label = f"{run_dir.name} × {target}"
-        phases = TargetPhases(run_dir, target, self.runtime, self.runtime_options)
-        lease, owner = MachineLease(), f"{label} @ {run_dir}"
+    def _branch(self, run_dirs: list[Path], target: str) -> bool:
+        """Every branch step of one target over one server group; returns True when it succeeded.
+        Teardown always runs (and gives the machine lease back) once the lease was taken."""
+        label = branch_label(run_dirs, target)
+        phases = GroupPhases(run_dirs, target, self.runtime, self.runtime_options)
+        lease, owner = MachineLease(), f"{label} @ {run_dirs[0]}"
         branch = steps("branch")
         teardown = next(step for step in branch if step.teardown)
         name, acquired = branch[0].name, False
@@ -84,27 +87,26 @@ class LocalRun:
                     phases.run_phase(name)
             return True
         except Exception as error:
-            phases.fail(name, error)
+            if name == "acquire_machine":
+                phases.fail(name, error)  # the measured phases record their own failures
             return False
         finally:
             if acquired:  # no teardown follows a failed acquire (nothing was set up)
                 self._teardown(phases, teardown, label, lease, owner)
 
-    def _acquire(self, lease: MachineLease, owner: str, phases: TargetPhases) -> None:
+    def _acquire(self, lease: MachineLease, owner: str, phases: GroupPhases) -> None:
         def waiting(holder: dict[str, Any] | None, waited_s: float) -> None:
             log.info("machine busy (%.0f s so far): %s", waited_s, describe(holder))
 
         waited = lease.acquire(owner, wait_limit_s(), on_wait=waiting)
         phases.write("acquire_machine", {"waited_s": waited})
 
-    def _teardown(
-        self, phases: TargetPhases, step: Step, label: str, lease: MachineLease, owner: str
-    ) -> None:
+    def _teardown(self, phases: GroupPhases, step: Step, label: str, lease: MachineLease, owner: str) -> None:
         self.on_step(step.name, label)
         try:
             phases.run_phase(step.name)
-        except Exception as error:  # recorded; the other branches and the report go on
-            phases.fail(step.name, error)
+        except Exception:  # recorded by the phase; the other branches and the report go on
+            log.exception("teardown of %s failed", label)
         finally:
             lease.release(owner)
 

@@ -14,12 +14,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from tsbench.spec import ComparisonAxes, RunSpec
+from tsbench.comparison_spec import REPLACES, ComparisonAxes
+from tsbench.spec import RunSpec
 
 NO_DEFAULT = object()
-# A comparison's parameters: RunSpec's fields, with ``scales`` in place of ``scale`` and
-# ``duration`` in place of ``end`` (see ``tsbench.comparison.parse_comparison``).
-REPLACED = {"scale": "scales", "end": "duration"}
 FIRST = ("targets",)  # shown first in the form and the help
 
 
@@ -88,7 +86,7 @@ def _parameter(name: str, schema: dict[str, Any], default: Any) -> Parameter:
     flat, nullable = _flat(schema)
     kind = "object" if "$ref" in flat else flat["type"]
     bounds = flat.get("items", {}) if kind == "array" else flat
-    choices = flat.get("enum") or flat.get("examples") or bounds.get("examples") or ()
+    choices = flat.get("enum") or flat.get("examples") or bounds.get("enum") or bounds.get("examples") or ()
     return Parameter(
         name=name,
         kind=kind,
@@ -121,17 +119,24 @@ def _defaults(model: type[BaseModel]) -> dict[str, Any]:
 
 def parameters(model: type[BaseModel] = RunSpec, comparison: bool = False) -> tuple[Parameter, ...]:
     """The parameters of ``model`` in declaration order (required ones first). ``comparison``:
-    a comparison's set — RunSpec's, with ``scales`` and ``duration`` from ``ComparisonAxes`` in
-    place of ``scale`` and ``end`` (a scale's limits hold for every item of ``scales``)."""
+    a comparison's set — RunSpec's, with ``ComparisonAxes``' fields in place of those ``REPLACES``
+    names (``scales`` for ``scale``, ``duration`` for ``end``, the sweep axes as lists: an axis
+    item's limits are the RunSpec field's), and the axes' own fields (``row_budget``) last."""
     own = _of(model, _defaults(model))
     if comparison:
         axes = _of(ComparisonAxes, _defaults(ComparisonAxes))
-        scale = own["scale"]
-        axes["scales"] = _with_limits(axes["scales"], scale)
+        replaced = {
+            name: _with_limits(axes[REPLACES[name]], p)
+            if axes[REPLACES[name]].kind == "array"
+            else axes[REPLACES[name]]
+            for name, p in own.items()
+            if name in REPLACES
+        }
         own = {
-            REPLACED.get(name, name): axes[REPLACED[name]] if name in REPLACED else p
+            replaced[name].name if name in replaced else name: replaced.get(name, p)
             for name, p in own.items()
         }
+        own.update({name: p for name, p in axes.items() if name not in own})
     first = [own[name] for name in FIRST if name in own]
     return (*first, *(p for name, p in own.items() if name not in FIRST))
 

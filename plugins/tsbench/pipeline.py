@@ -1,6 +1,7 @@
 """The pipeline, declared once for the Airflow DAG and the command line: ``STEPS`` lists every step
-in order — validate_params, per scale (dataset, oracle), per branch (scale × target: acquire_machine,
-then the runner's phases, teardown last), then collect → validate → report → publish → verdict.
+in order — validate_params, per point (dataset, oracle; a point per scale, or per point of a sweep),
+per branch (server group × target, ``tsbench.group_phases``: acquire_machine, then the runner's
+phases, teardown last), then collect → validate → report → publish → verdict.
 The DAG factory (``tsbench.airflow.comparison_dag``) makes one task per step from it and ``python -m
 tsbench run`` (``tsbench.local_run``) walks it in the same order. The post-run steps live here.
 
@@ -28,11 +29,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from tsbench.comparison import collect_comparison, parse_comparison, write_plan
+from tsbench.comparison import collect_comparison, plan_comparison, write_plan
 from tsbench.results.documents import StoredResult, read_comparison, read_validation
 from tsbench.results.files import read_json, write_bytes_atomic
 from tsbench.results.store import RunStore, spec_match
 from tsbench.runner import PHASES
+from tsbench.sweep import SweepLimits
 
 log = logging.getLogger("tsbench.pipeline")
 REPO = Path(__file__).resolve().parents[2]
@@ -84,7 +86,7 @@ def _history(folder: Path) -> list[StoredResult]:
 
 @_timed("collect")
 def collect_run(folder: Path) -> str:
-    """result.json per scale, comparison.json, and the run recorded in the run index."""
+    """result.json per point, comparison.json, and the run recorded in the run index."""
     comparison = collect_comparison(folder)
     store().record(folder)
     log.info(
@@ -222,12 +224,23 @@ def judge_run(folder: Path) -> str:
     return "passed"
 
 
-def plan_run(params: dict[str, Any], folder: Path) -> dict[str, Any]:
-    """Check every parameter (``parse_comparison``: SpecError naming every bad field, before any
-    work), then write the folder's ``plan.json``. Returns ``{folder, scales, targets}``."""
-    plan = write_plan(folder, parse_comparison(params))
-    log.info("plan: %s scales %s × targets %s", folder, plan["scales"], plan["targets"])
-    return {"folder": str(folder), "scales": plan["scales"], "targets": plan["targets"]}
+def plan_run(params: dict[str, Any], folder: Path, limits: SweepLimits | None = None) -> dict[str, Any]:
+    """Check every parameter (``plan_comparison``: SpecError naming every bad field, and a sweep
+    over its limits, before any work), then write the folder's ``plan.json``. Returns ``{folder,
+    scales, targets, points, groups}`` (point names; server groups as lists of point names)."""
+    plan = write_plan(folder, plan_comparison(params, limits))
+    log.info("plan: %s, %s point(s) × targets %s", folder, len(plan["points"]), plan["targets"])
+    log.info("plan: %s", plan["summary"])
+    groups: dict[str, list[str]] = {}
+    for point in plan["points"]:
+        groups.setdefault(point["server_group"], []).append(point["name"])
+    return {
+        "folder": str(folder),
+        "scales": plan["scales"],
+        "targets": plan["targets"],
+        "points": [point["name"] for point in plan["points"]],
+        "groups": list(groups.values()),
+    }
 
 
 @dataclass(frozen=True)
@@ -239,13 +252,13 @@ class Publication:
     s3: dict[str, Any] | None = None
 
 
-Scope = Literal["run", "scale", "branch", "post"]
+Scope = Literal["run", "point", "branch", "post"]
 
 
 @dataclass(frozen=True)
 class Step:
-    """One step of the pipeline. ``scope``: once before the branches (``run``), once per scale,
-    once per branch (scale × target), or once after every branch (``post``: ``call(folder,
+    """One step of the pipeline. ``scope``: once before the branches (``run``), once per point,
+    once per branch (server group × target), or once after every branch (``post``: ``call(folder,
     publication)`` runs it). ``setup``: what a branch's teardown undoes (it runs when they ran);
     ``teardown``: runs always, also after a failure."""
 
@@ -275,8 +288,8 @@ STEPS: tuple[Step, ...] = (
         "run",
         "Check every parameter (RunSpec's messages) before any work; write plan.json.",
     ),
-    Step("dataset", "scale", "Generate the dataset of one scale, or reuse it from the cache."),
-    Step("oracle", "scale", "The logical query set and its reference answers (DuckDB over the dataset)."),
+    Step("dataset", "point", "Generate the dataset of one point, or reuse it from the cache."),
+    Step("oracle", "point", "The logical query set and its reference answers (DuckDB over the dataset)."),
     Step(
         "acquire_machine",
         "branch",
@@ -291,7 +304,7 @@ STEPS: tuple[Step, ...] = (
     Step(
         "collect",
         "post",
-        "Merge every phase file into result.json per scale and comparison.json; record history.",
+        "Merge every phase file into result.json per point and comparison.json; record history.",
         lambda folder, _: collect_run(folder),
     ),
     Step(

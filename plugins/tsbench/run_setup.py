@@ -15,6 +15,7 @@ from typing import Any
 
 from tsbench.machine import client_versions, machine_facts
 from tsbench.results.files import read_json, write_bytes_atomic, write_json_atomic
+from tsbench.results.model import PointFacts
 from tsbench.spec import RunSpec
 from tsbench.timeutil import format_instant
 from tsbench.workload.dataset import Dataset, ensure_dataset
@@ -29,8 +30,12 @@ def new_run_id(now: datetime | None = None) -> str:
     return f"{moment:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:6]}"
 
 
-def prepare_dataset(spec: RunSpec, run_dir: Path, dataset_cache: Path | None = None) -> dict[str, Any]:
-    """Generate (or reuse) the dataset; writes ``run.json`` with the spec, dataset and machine facts."""
+def prepare_dataset(
+    spec: RunSpec, run_dir: Path, dataset_cache: Path | None = None, point: PointFacts | None = None
+) -> dict[str, Any]:
+    """Generate (or reuse) the dataset; writes ``run.json`` with the spec, dataset and machine facts
+    and which point of the comparison the folder is (default: a plain comparison's scale, with its
+    own server)."""
     run_dir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     dataset, reused = ensure_dataset(spec.dataset, dataset_cache)
@@ -52,9 +57,15 @@ def prepare_dataset(spec: RunSpec, run_dir: Path, dataset_cache: Path | None = N
         },
         "machine": machine_facts(),
         "clients": client_versions(),
+        "point": (point or own_point(spec, run_dir)).to_json(),
     }
     write_json_atomic(run_dir / "run.json", body)
     return body
+
+
+def own_point(spec: RunSpec, run_dir: Path) -> PointFacts:
+    """A plain comparison's point: the folder's scale, no sweep axis, its own server."""
+    return PointFacts(name=run_dir.name, axes={}, label=f"{spec.scale:,} hosts", server_group=run_dir.name)
 
 
 def prepare_oracle(run_dir: Path) -> dict[str, Any]:
@@ -104,7 +115,9 @@ def _answers_to_cache(dataset: Dataset, run_dir: Path) -> None:
         log.warning("could not cache reference answers: %s", error)
 
 
-def prepare_run(spec: RunSpec, run_dir: Path, dataset_cache: Path | None = None) -> dict[str, Any]:
-    """Dataset, query set and reference answers for one scale."""
-    prepare_dataset(spec, run_dir, dataset_cache)
+def prepare_run(
+    spec: RunSpec, run_dir: Path, dataset_cache: Path | None = None, point: PointFacts | None = None
+) -> dict[str, Any]:
+    """Dataset, query set and reference answers for one point."""
+    prepare_dataset(spec, run_dir, dataset_cache, point)
     return prepare_oracle(run_dir)

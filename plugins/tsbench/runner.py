@@ -61,7 +61,9 @@ class TargetPhases:
         self.run = read_json(run_dir / "run.json")
         self.spec = RunSpec.parse(**self.run["spec"])
         self.runtime = runtime or runtime_for(self.spec, run=self.run["run_id"], **(runtime_options or {}))
-        self.instance = f"{self.run['run_id']}-{run_dir.name}-{name}"  # unique per comparison
+        # Unique per comparison; the points of one server group (see group_phases) share it.
+        group = (self.run.get("point") or {}).get("server_group") or run_dir.name
+        self.instance = f"{self.run['run_id']}-{group}-{name}"
         self.target_type = load_target(name)
         self._dataset: Dataset | None = None
 

@@ -345,22 +345,6 @@ class RunSpec(QuerySetSpec):
         return value
 
 
-class ComparisonAxes(BaseModel):
-    """What a comparison's parameters hold instead of RunSpec's ``scale`` and ``end`` (see
-    ``tsbench.comparison.parse_comparison``): several scales, one RunSpec each, and the data span."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    scales: list[int] = Field(
-        default_factory=lambda: [DatasetSpec.model_fields["scale"].default],
-        description="numbers of hosts (TSBS scale); one branch per scale, e.g. 100,1000,10000",
-    )
-    duration: str = Field(
-        format_duration(parse_instant(DEFAULT_END) - parse_instant(DEFAULT_START)),
-        description="the data span from start (instead of end), e.g. 1d, 12h, 90min",
-    )
-
-
 def container_flavours(target: str) -> list[str]:
     """Container flavours a target offers (``targets/<name>/container.py``), default first."""
     from tsbench.runtimes.container_spec import target_containers

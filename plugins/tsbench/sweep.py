@@ -49,8 +49,16 @@ class SweepPoint:
 
     @property
     def name(self) -> str:
-        """Folder-safe, e.g. ``scale-100_workers-2`` (only the axes that vary are named)."""
-        return "_".join(f"{POINT_FIELD.get(k, k).replace('_', '-')}-{v}" for k, v in self.axes.items())
+        """Folder-safe, e.g. ``scale-100_workers-2``: the scale always, then the other axes that
+        vary (a plain comparison's points are ``scale-<N>``, as before sweeps)."""
+        named = {"scales": self.spec.scale, **{k: v for k, v in self.axes.items() if k != "scales"}}
+        return "_".join(f"{POINT_FIELD.get(k, k).replace('_', '-')}-{v}" for k, v in named.items())
+
+    def label(self) -> str:
+        """For people, e.g. ``100 hosts · 4 workers`` (the axes that vary; the scale always)."""
+        return " · ".join(
+            axis_text(axis, value) for axis, value in {"scales": self.spec.scale, **self.axes}.items()
+        )
 
     def server_key(self) -> tuple[Any, ...]:
         """Equal for points that may share one loaded server: same data, only client settings differ."""
@@ -74,6 +82,10 @@ class SweepPlan:
     def server_groups(self) -> list[list[SweepPoint]]:
         """Points that one provisioned server per target can measure in turn (client axes only)."""
         return list(self.dataset_groups().values())
+
+    def server_group_of(self) -> dict[str, str]:
+        """Point name → its server group's name (the group's first point's name)."""
+        return {point.name: group[0].name for group in self.server_groups() for point in group}
 
     def rows_generated(self) -> int:
         return sum(group[0].spec.rows_total for group in self.dataset_groups().values())
@@ -151,6 +163,9 @@ def expand_sweep(params: dict[str, Any], limits: SweepLimits = SweepLimits()) ->
     if axes["scales"] == [None]:
         axes["scales"] = [100]
     budget = values.pop("row_budget", None)
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
+        problems.append(("row_budget", f"a whole number of rows ≥ 1 per measurement (got {budget!r})"))
+        budget = None
     _span(values, problems)
     if budget is not None and ("end" in values or "duration" in params):
         problems.append(("row_budget", "the row budget sets each scale's span: give no duration or end"))
@@ -211,6 +226,16 @@ def _check_limits(plan: SweepPlan, limits: SweepLimits) -> None:
     if problems:
         problems.append(("sweep", plan.summary()))
         raise SpecError(problems)
+
+
+AXIS_UNITS = {"scales": "hosts", "workers": "workers", "batch_size": "rows/batch", "trials": "trials"}
+
+
+def axis_text(axis: str, value: Any) -> str:
+    """``100 hosts``, ``4 workers``, ``per-host-runs`` (an axis value for people)."""
+    if isinstance(value, int):
+        return f"{value:,} {AXIS_UNITS.get(axis, axis)}"
+    return str(value)
 
 
 def describe_budget(budget: int, scales: list[int], interval: str = "10s") -> list[str]:

@@ -9,8 +9,12 @@ PHASES = ["provision", "prepare", "load", "settle", "cache_reset", "queries", "t
 
 
 def test_no_import_errors(dagbag) -> None:
+    from tsbench.studies import all_studies
+
     assert dagbag.import_errors == {}
-    assert set(dagbag.dag_ids) == {"tsbench_nightly", "tsbench_comparison"}
+    studies = {study.dag_id for study in all_studies()}
+    assert len(studies) == 5  # a DAG per file in studies/: the five published studies' presets
+    assert set(dagbag.dag_ids) == {"tsbench_nightly", "tsbench_comparison", *studies}
 
 
 def test_every_dag_is_documented_tagged_and_retried(dagbag) -> None:
@@ -85,7 +89,8 @@ def test_params_form_has_typed_fields(dagbag) -> None:
     ):
         assert name in params, name
     assert params.get_param("scales").schema["type"] == "array"
-    assert params.get_param("workers").schema["type"] == "integer"
+    assert params.get_param("workers").schema["type"] == "array"  # a sweep axis
+    assert params.get_param("hot_runs").schema["type"] == "integer"
 
 
 def test_choices_are_pick_lists_and_value_checks_are_left_to_runspec(dagbag) -> None:
@@ -147,7 +152,7 @@ def test_task_order_is_the_declared_pipeline(dagbag) -> None:
 
     for dag in dagbag.dags.values():
         steps = [task_id.removeprefix("benchmark.") for task_id in _task_order(dag)]
-        assert [s for s in steps if s not in ("scales_of", "branches")] == [s.name for s in STEPS]
+        assert [s for s in steps if s not in ("points_of", "branches")] == [s.name for s in STEPS]
         for step in STEPS:
             task = dag.get_task(("benchmark." if step.scope == "branch" else "") + step.name)
             assert task.doc_md == step.summary, step.name
@@ -157,25 +162,30 @@ def test_params_form_is_runspecs_schema(dagbag) -> None:
     """Names, types, defaults and limits of the form come from RunSpec's JSON schema (with
     scales/duration in place of scale/end); the limits are stated, not enforced."""
     from tsbench.airflow.params import FORM_TARGETS
-    from tsbench.spec import ComparisonAxes, RunSpec
+    from tsbench.comparison_spec import ComparisonAxes
+    from tsbench.spec import RunSpec
+    from tsbench.studies import all_studies
 
     schema = RunSpec.model_json_schema(mode="serialization")["properties"]
     axes = ComparisonAxes.model_json_schema(mode="serialization")["properties"]
     defaults = {**RunSpec.model_construct().model_dump(mode="json"), **ComparisonAxes().model_dump()}
+    studies = {study.dag_id: study.params_for() for study in all_studies()}
     for dag in dagbag.dags.values():
         params = dag.params
         assert set(params) == (schema.keys() - {"scale", "end"}) | axes.keys()
-        assert params["targets"] == FORM_TARGETS
+        prefilled = {"targets": FORM_TARGETS, **defaults, **studies.get(dag.dag_id, {})}
+        assert params["targets"] == prefilled["targets"]
         for name in set(params) - {"targets"}:
-            body = schema.get(name) or axes[name]
+            body = axes.get(name) or schema[name]  # a sweep axis: a list of RunSpec's field
+            limits = schema.get(name, body)
             param = params.get_param(name)
             form = param.schema
-            assert params[name] == defaults[name], name
+            assert params[name] == prefilled[name], name
             kinds = [option.get("type") for option in body.get("anyOf", [body])]
             assert form["type"] in (kinds[0] if len(kinds) == 1 else kinds, "object"), name
             for key in ("minimum", "maximum"):
-                if key in body:
-                    assert f"{body[key]:,}" in param.description, (name, param.description)
+                if key in limits:
+                    assert f"{limits[key]:,}" in param.description, (name, param.description)
     scale = schema["scale"]
     scales = dagbag.get_dag("tsbench_comparison").params.get_param("scales")
     assert f"each {scale['minimum']} … {scale['maximum']:,}" in scales.description

@@ -58,7 +58,7 @@ def test_cli_run_walks_the_pipeline_to_a_published_verdict(cli_run: CliRun) -> N
     branch = [f"{s.name} scale-10 × {t}" for t in ("questdb", "postgres") for s in steps("branch")]
     assert walked == [
         *(s.name for s in steps("run")),
-        *(f"{s.name} scale-10" for s in steps("scale")),
+        *(f"{s.name} scale-10" for s in steps("point")),
         *branch,
         *(s.name for s in steps("post")),
     ]

@@ -80,7 +80,7 @@ def test_two_targets_through_the_rest_api(deployment: AirflowDeployment) -> None
 
 
 def test_a_bad_trigger_names_every_bad_field_at_once(deployment: AirflowDeployment) -> None:
-    bad = {"targets": ["nosuchdb"], "scales": [0], "workers": 0, "duration": "forever", "hot_runs": 0}
+    bad = {"targets": ["nosuchdb"], "scales": [0], "workers": [0], "duration": "forever", "hot_runs": 0}
     run_id = deployment.trigger(DAG, bad)
     deployment.runs["bad"] = run_id
     run = deployment.wait_for_run(DAG, run_id, timeout_s=300)
@@ -90,6 +90,6 @@ def test_a_bad_trigger_names_every_bad_field_at_once(deployment: AirflowDeployme
     assert validate["state"] == "failed"
     text = deployment.task_log(DAG, run_id, validate)
     reason = text[text.index("invalid run parameters") :]  # logged last, before the traceback
-    for field in ("targets", "scales (0)", "workers", "duration", "hot_runs"):
+    for field in ("targets", "scales (0)", "workers (0)", "duration", "hot_runs"):
         assert f"  {field}:" in reason, (field, text[-3000:])
     assert not any(ti["task_id"].startswith("benchmark.") and ti["state"] == "running" for ti in instances)

@@ -80,7 +80,7 @@ def test_run_grid_and_load_log_in_the_browser(deployment: AirflowDeployment) -> 
             if bad := deployment.runs.get("bad"):  # what a user sees of a rejected trigger
                 page.goto(f"{deployment.base_url}/dags/{DAG}/runs/{bad}/tasks/validate_params")
                 expect(page.get_by_text("invalid run parameters", exact=False).first).to_be_visible()
-                expect(page.get_by_text("workers:", exact=False).first).to_be_visible()
+                expect(page.get_by_text("workers (0):", exact=False).first).to_be_visible()
                 _shot(page, "bad-trigger-log.png")
         finally:
             _shot(page, "last.png")

@@ -75,7 +75,8 @@ def test_run_flags_are_runspecs_schema() -> None:
     """One flag per comparison parameter: RunSpec's fields (``scales``/``duration`` in place of
     ``scale``/``end``), each with the schema's default and limits in its help."""
     from tsbench.cli import build_parser
-    from tsbench.spec import ComparisonAxes, RunSpec
+    from tsbench.comparison_spec import ComparisonAxes
+    from tsbench.spec import RunSpec
 
     schema = RunSpec.model_json_schema(mode="serialization")["properties"]
     axes = ComparisonAxes.model_json_schema(mode="serialization")["properties"]
@@ -86,11 +87,12 @@ def test_run_flags_are_runspecs_schema() -> None:
     assert {a.option_strings[0] for a in flags.values()} == {"--" + n.replace("_", "-") for n in expected}
     assert flags["targets"].required and not any(a.required for n, a in flags.items() if n != "targets")
     for name, action in flags.items():
-        body = schema.get(name) or axes[name]
+        body = axes.get(name) or schema[name]  # a sweep axis: a list of RunSpec's field
+        limits = schema.get(name, body)
         assert action.default is None, name  # left out → the spec's own default
         for key in ("minimum", "maximum"):
-            if key in body:
-                assert f"{body[key]:,}" in action.help, (name, action.help)
+            if key in limits:
+                assert f"{limits[key]:,}" in action.help, (name, action.help)
         if "default" in body and body["default"] not in (None, []) and not isinstance(body["default"], dict):
             assert f"(default: {body['default']})" in action.help.replace("[", "").replace("]", ""), name
     scale = schema["scale"]
@@ -102,7 +104,7 @@ def test_bad_run_flags_name_the_field_before_any_work(tmp_path: Path) -> None:
     where = ["--results-dir", str(out), "--cache-dir", str(cache), "--state-dir", str(tmp_path / "state")]
     result = tsbench("run", "--targets", "questdb,nosuchdb", "--workers", "0", "--scales", "10,0", *where)
     assert result.returncode == 2, result.stderr
-    assert "workers: Input should be greater than or equal to 1" in result.stderr
+    assert "workers (0): Input should be greater than or equal to 1" in result.stderr
     assert "targets: unknown target(s) nosuchdb" in result.stderr and "scales (0):" in result.stderr
     result = tsbench("run", "--targets", "questdb", "--hot-runs", "many", *where)
     assert result.returncode == 2 and "argument --hot-runs: invalid int value: 'many'" in result.stderr

@@ -30,7 +30,10 @@ def test_client_only_points_share_a_dataset_and_a_server() -> None:
 def test_ingestion_order_changes_the_dataset() -> None:
     plan = expand_sweep({**BASE, "scales": 10, "ingestion": ["interleaved", "per-host-runs"]})
     assert len(plan.dataset_groups()) == 2
-    assert [p.name for p in plan.points] == ["ingestion-interleaved", "ingestion-per-host-runs"]
+    assert [p.name for p in plan.points] == [
+        "scale-10_ingestion-interleaved",
+        "scale-10_ingestion-per-host-runs",
+    ]
 
 
 def test_cardinality_mode_keeps_the_rows_and_shrinks_the_span() -> None:

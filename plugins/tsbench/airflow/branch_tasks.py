@@ -1,4 +1,5 @@
-"""What a branch's tasks (one scale × one target) run: its phases, the machine lease around them.
+"""What a branch's tasks (one server group of points × one target, ``tsbench.group_phases``) run:
+its phases, the machine lease around them.
 
 Exclusivity: one branch measures on the machine at a time. ``acquire_machine`` is an ordinary task
 that blocks (polling every 2 s) until it holds the machine lease, which ``teardown`` gives back; the
@@ -33,10 +34,11 @@ def verbose() -> None:
 def _phases(item: dict[str, Any]):
     from tsbench.airflow.connections import runtime_environment
     from tsbench.airflow.docker_client import docker_client_factory
-    from tsbench.runner import TargetPhases
+    from tsbench.group_phases import GroupPhases
 
     options = {"environment": runtime_environment, "docker_client_factory": docker_client_factory}
-    return TargetPhases(Path(item["run_dir"]), item["target"], runtime_options=options)
+    run_dirs = [Path(d) for d in item.get("run_dirs") or [item["run_dir"]]]
+    return GroupPhases(run_dirs, item["target"], runtime_options=options)
 
 
 def _lease_owner(item: dict[str, Any]) -> str:
@@ -51,18 +53,14 @@ def _label(item: dict[str, Any]) -> None:
 
 def _phase(item: dict[str, Any], name: str, measuring: bool = True) -> dict[str, Any]:
     """Run one phase of one branch (``measuring``: while beating the machine lease, which it must
-    hold); on failure record it in the run folder, then fail the task (its log ends with the
-    reason)."""
+    hold); a failure is recorded in the run folders (``GroupPhases``), then fails the task (its
+    log ends with the reason)."""
     from tsbench.lease import MachineLease
 
     _label(item)
     phases = _phases(item)
-    try:
-        with MachineLease().keep_alive(_lease_owner(item)) if measuring else nullcontext():
-            body = phases.run_phase(name)
-    except Exception as error:
-        phases.fail(name, error)
-        raise
+    with MachineLease().keep_alive(_lease_owner(item)) if measuring else nullcontext():
+        body = phases.run_phase(name)
     return {k: v for k, v in body.items() if isinstance(v, int | float | str | bool)}
 
 

@@ -1,9 +1,9 @@
 """The comparison DAG, built by a factory so the nightly and the on-demand DAG files stay thin.
 
 One task per step of ``tsbench.pipeline.STEPS``, in its order (the command line walks the same
-table): validate_params → dataset (per scale) → oracle (per scale) → branches →
-benchmark[scale × target]: acquire_machine → provision → prepare → load → settle → cache_reset →
-queries → teardown (always) → collect → validate → report → publish → verdict. ``scales_of`` and
+table): validate_params → dataset (per point) → oracle (per point) → branches →
+benchmark[server group × target]: acquire_machine → provision → prepare → load → settle → cache_reset →
+queries → teardown (always) → collect → validate → report → publish → verdict. ``points_of`` and
 ``branches`` only fan out (no step of their own). The branch tasks are in ``branch_tasks``.
 
 Exclusivity: one branch measures on the machine at a time. ``acquire_machine`` is an ordinary task
@@ -39,12 +39,13 @@ from tsbench.airflow import branch_tasks
 from tsbench.airflow.branch_tasks import verbose
 from tsbench.airflow.params import comparison_params, run_parameters
 from tsbench.pipeline import Step, steps
+from tsbench.sweep import SweepLimits
 
 log = logging.getLogger("tsbench.airflow")
 # The Airflow UI's label of a branch's mapped task instances ("scale-100 × questdb"): each task
 # puts its item's label into its context first; the template reads it from there.
 BRANCH_LABEL = "{{ tsbench_branch }}"
-SCALE_LABEL = "scale-{{ task.op_kwargs['item']['scale'] }}"
+POINT_LABEL = "{{ task.op_kwargs['item']['point'] }}"
 # Airflow-only settings of some steps (every other step: the DAG's default_args).
 TASK_OPTIONS: dict[str, dict[str, Any]] = {
     "validate_params": {"retries": 0},  # bad parameters stay bad
@@ -78,7 +79,7 @@ def _task(step: Step, function: Callable[..., Any], **options: Any) -> Any:
     )
 
 
-def validate_params_task(step: Step) -> Any:
+def validate_params_task(step: Step, limits: SweepLimits | None = None) -> Any:
     def validate_params() -> dict[str, Any]:
         from tsbench.pipeline import plan_run, results_root
         from tsbench.spec import SpecError
@@ -88,7 +89,7 @@ def validate_params_task(step: Step) -> Any:
         when = dag_run.run_after or dag_run.start_date or pendulum.now("UTC")
         folder = results_root() / _folder_name(context["run_id"], when)
         try:
-            return plan_run(run_parameters(context["params"]), folder)
+            return plan_run(run_parameters(context["params"]), folder, limits)
         except SpecError as error:
             log.error("%s", error)  # every bad field, one per line, as the log's last words
             raise
@@ -96,36 +97,41 @@ def validate_params_task(step: Step) -> Any:
     return _task(step, validate_params)
 
 
-def _dataset(item: dict[str, Any]) -> None:
-    from tsbench.comparison import read_plan, scale_dir
-    from tsbench.run_setup import prepare_dataset
+def _planned(item: dict[str, Any]) -> tuple[Any, Path]:
+    from tsbench.comparison import point_dir, read_plan
 
     folder = Path(item["folder"])
-    spec = next(s for s in read_plan(folder)[1] if s.scale == item["scale"])
-    body = prepare_dataset(spec, scale_dir(folder, spec.scale))
+    point = next(p for p in read_plan(folder)[1] if p.name == item["point"])
+    return point, point_dir(folder, point.name)
+
+
+def _dataset(item: dict[str, Any]) -> None:
+    from tsbench.run_setup import prepare_dataset
+
+    point, run_dir = _planned(item)
+    body = prepare_dataset(point.spec, run_dir, point=point.facts)
     how = "reused from the cache" if body["dataset"]["reused"] else "generated"
     log.info("dataset %s: %s rows (%s)", body["dataset"]["id"], f"{body['dataset']['rows_total']:,}", how)
 
 
 def _oracle(item: dict[str, Any]) -> None:
-    from tsbench.comparison import scale_dir
     from tsbench.run_setup import prepare_oracle
 
-    body = prepare_oracle(scale_dir(Path(item["folder"]), item["scale"]))
+    body = prepare_oracle(_planned(item)[1])
     how = "reused from the dataset's answer cache" if body["oracle_reused"] else "answered"
     log.info("oracle: %d queries %s in %.2f s", body["queries"], how, body["oracle_s"])
 
 
-SCALE_CALLS: dict[str, Callable[[dict[str, Any]], None]] = {"dataset": _dataset, "oracle": _oracle}
+POINT_CALLS: dict[str, Callable[[dict[str, Any]], None]] = {"dataset": _dataset, "oracle": _oracle}
 
 
-def scale_task(step: Step) -> Any:
+def point_task(step: Step) -> Any:
     def run(item: dict[str, Any]) -> dict[str, Any]:
         verbose()
-        SCALE_CALLS[step.name](item)
+        POINT_CALLS[step.name](item)
         return item
 
-    return _task(step, run, map_index_template=SCALE_LABEL)
+    return _task(step, run, map_index_template=POINT_LABEL)
 
 
 def branch_task(step: Step) -> Any:
@@ -151,20 +157,25 @@ def post_task(step: Step, latest_folder: str) -> Any:
 
 
 @task
-def scales_of(plan: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{"folder": plan["folder"], "scale": scale} for scale in plan["scales"]]
+def points_of(plan: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"folder": plan["folder"], "point": point} for point in plan["points"]]
 
 
 @task
 def branches(items: Sequence[dict[str, Any]], plan: dict[str, Any]) -> list[dict[str, Any]]:
-    from tsbench.comparison import scale_dir
+    """One branch per server group × target (``items``: the points, once their oracle ran)."""
+    from tsbench.comparison import branch_label, point_dir
 
-    # Indexed up to len(): iterating the lazy XCom sequence reads one past its end, which
-    # Airflow's client logs as an "XCom not found" error in every run.
-    run_dirs = [scale_dir(Path(items[i]["folder"]), items[i]["scale"]) for i in range(len(items))]
+    folder = Path(plan["folder"])
+    groups = [[point_dir(folder, name) for name in group] for group in plan["groups"]]
     return [
-        {"run_dir": str(run_dir), "target": target, "label": f"{run_dir.name} × {target}"}
-        for run_dir in run_dirs
+        {
+            "run_dirs": [str(d) for d in run_dirs],
+            "run_dir": str(run_dirs[0]),
+            "target": target,
+            "label": branch_label(run_dirs, target),
+        }
+        for run_dirs in groups
         for target in plan["targets"]
     ]
 
@@ -195,9 +206,11 @@ def build_comparison_dag(
     tags: list[str],
     param_overrides: dict[str, Any] | None = None,
     latest_folder: str = "latest",
+    limits: SweepLimits | None = None,
 ):
     """``schedule``: a cron expression or None (on demand). ``latest_folder``: the publication's
-    ``latest`` folder this DAG's passing runs replace (only the nightly owns ``latest``)."""
+    ``latest`` folder this DAG's passing runs replace (only the nightly owns ``latest``).
+    ``limits``: the sweep limits ``validate_params`` applies (None: ``SweepLimits()``)."""
 
     @dag(
         dag_id=dag_id,
@@ -211,10 +224,10 @@ def build_comparison_dag(
     )
     def comparison() -> None:
         (first,) = steps("run")
-        plan = validate_params_task(first)()
-        items = scales_of(plan)
-        for step in steps("scale"):
-            items = scale_task(step).expand(item=items)
+        plan = validate_params_task(first, limits)()
+        items = points_of(plan)
+        for step in steps("point"):
+            items = point_task(step).expand(item=items)
         previous = benchmark.expand(item=branches(items, plan))
         for step in steps("post"):
             current = post_task(step, latest_folder)(plan)

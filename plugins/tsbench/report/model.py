@@ -40,7 +40,7 @@ from tsbench.report.sections.footprint import (
 )
 from tsbench.report.sections.load import LoadSection, load_section
 from tsbench.report.sections.queries import QueriesSection, queries_section
-from tsbench.report.sections.scales import AcrossSection, across_scales_section
+from tsbench.report.sections.scales import AcrossSection, PointNaming, across_scales_section, point_naming
 from tsbench.report.sections.status import (
     Banner,
     TargetView,
@@ -100,10 +100,14 @@ class RunFacts:
 
 @dataclass(frozen=True)
 class ScaleView:
-    """Every section of one result (one scale); ``prefix`` keeps anchors and chart ids unique."""
+    """Every section of one result (one point: a scale, or a sweep's point); ``prefix`` keeps
+    anchors and chart ids unique; ``heading`` names the point's part, ``axis_value`` its place on
+    the across section's axis."""
 
     prefix: str
     scale: int
+    heading: str
+    axis_value: str
     run: RunFacts
     targets: list[TargetView]
     banner: Banner
@@ -139,6 +143,7 @@ class ReportView:
 
     title: Title
     multi: bool
+    noun: str  # what a point is called in text: "scale", or "point" in a sweep
     banner: Banner
     scales: list[ScaleView]
     across: AcrossSection | None
@@ -178,12 +183,15 @@ def scale_context(
     examples: Examples = None,
     history: Sequence[HistoryItem] = (),
     trend_runs: int = 10,
-    prefix: str = "",
+    naming: PointNaming | None = None,
 ) -> ScaleView:
     """The report's sections for one result (one scale; a ``RunResult`` or ``result.json``'s
     content) and its validation (a ``Validation`` or ``validation.json``'s content): ``prefix``
-    keeps anchors and chart ids unique when several scales share a document."""
+    keeps anchors and chart ids unique when several points share a document (``naming``: the
+    point's prefix, heading and axis value; default: one scale alone)."""
     run = result if isinstance(result, RunResult) else RunResult.from_json(result)
+    naming = naming or point_naming([run])[1][0]
+    prefix = naming.prefix
     checked = _validation(validation)
     targets = [target_view(name, body) for name, body in run.targets.items()]
     load = load_section(run, targets, prefix)
@@ -192,6 +200,8 @@ def scale_context(
     return ScaleView(
         prefix=prefix,
         scale=run.spec["scale"],
+        heading=naming.heading,
+        axis_value=naming.value,
         run=_run_facts(run),
         targets=targets,
         banner=banner(checked, targets),
@@ -220,16 +230,15 @@ def build_report_context(
     typed = [
         (r if isinstance(r, RunResult) else RunResult.from_json(r), _validation(v), e) for r, v, e in runs
     ]
+    axis, names = point_naming([result for result, _, _ in typed])
     scales = [
-        scale_context(
-            result, validation, examples, history, trend_runs, f"s{result.spec['scale']}-" if multi else ""
-        )
-        for result, validation, examples in typed
+        scale_context(result, validation, examples, history, trend_runs, name)
+        for (result, validation, examples), name in zip(typed, names, strict=True)
     ]
     first = scales[0]
     title = Title(
         use_case=first.run.spec["use_case"],
-        scales=[s.scale for s in scales],
+        scales=list(dict.fromkeys(s.scale for s in scales)),
         targets=list(dict.fromkeys(t.label for s in scales for t in s.targets)),
         run_id=first.run.id,
         created_at=min(s.run.created_at for s in scales),
@@ -238,9 +247,10 @@ def build_report_context(
     return ReportView(
         title=title,
         multi=multi,
+        noun=axis.noun,
         banner=overall_banner(scales, [v for _, v, _ in typed]),
         scales=scales,
-        across=across_scales_section(scales),
+        across=across_scales_section(scales, axis),
     )
 
 

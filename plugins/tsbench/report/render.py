@@ -25,10 +25,9 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
-from tsbench.comparison import SCALE_PREFIX
 from tsbench.report import client_share, fmt
 from tsbench.report.model import ScaleInputs, build_report_context, read_examples
-from tsbench.results.documents import HistoryItem, read_result, read_validation
+from tsbench.results.documents import HistoryItem, read_result, read_validation, scale_dirs
 from tsbench.results.files import write_bytes_atomic
 from tsbench.results.model import RunResult, Validation
 
@@ -96,19 +95,15 @@ def read_inputs(folder: Path) -> Inputs:
         result = read_result(folder)
         validation = read_validation(folder) or _comparison_validation(folder.parent)
         return [(result, validation, read_examples(folder, result.targets))]
-    scales = sorted(
-        (int(path.name.removeprefix(SCALE_PREFIX)), path)
-        for path in folder.glob(f"{SCALE_PREFIX}*")
-        if path.name.removeprefix(SCALE_PREFIX).isdigit() and (path / "result.json").is_file()
-    )
+    scales = scale_dirs(folder)
     if not scales:
         raise FileNotFoundError(
-            f"{folder / 'result.json'} does not exist and {folder} holds no collected scale folder: "
+            f"{folder / 'result.json'} does not exist and {folder} holds no collected point folder: "
             "collect the run first (tsbench.results.collect / tsbench.comparison.collect_comparison)"
         )
     shared = read_validation(folder)
     inputs: Inputs = []
-    for _, path in scales:
+    for path in scales:
         result = read_result(path)
         inputs.append((result, read_validation(path) or shared, read_examples(path, result.targets)))
     return inputs

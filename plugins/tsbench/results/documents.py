@@ -9,6 +9,7 @@ scale, ``scale-<N>/``, see ``tsbench.comparison``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,21 +81,28 @@ def run_document(run_dir: Path) -> tuple[str, Document]:
     raise FileNotFoundError(f"{run_dir} has neither comparison.json nor result.json: collect the run first")
 
 
+def point_order(folder_name: str) -> list[int | str]:
+    """Sort key of point folders (``scale-100``, ``scale-100_workers-16``): numbers as numbers, so
+    by scale, then by each axis value."""
+    parts = re.split(r"(\d+)", folder_name)
+    return [int(part) if index % 2 else part for index, part in enumerate(parts)]
+
+
 def scale_dirs(run_dir: Path) -> list[Path]:
-    """The folders holding one scale's ``result.json``: the scale folders of a comparison, or the
-    run folder itself."""
+    """The folders holding one point's ``result.json`` (a scale, or a sweep's point): the point
+    folders of a comparison in ``point_order``, or the run folder itself."""
     if (run_dir / "comparison.json").is_file() or not (run_dir / "result.json").is_file():
         found = [p for p in run_dir.glob(f"{SCALE_PREFIX}*") if (p / "result.json").is_file()]
         if found:
-            return sorted(found, key=lambda p: int(p.name.removeprefix(SCALE_PREFIX) or 0))
+            return sorted(found, key=lambda p: point_order(p.name))
     return [run_dir] if (run_dir / "result.json").is_file() else []
 
 
 def results_of(document: Document) -> list[RunResult]:
-    """The per-scale results of a run document: a comparison's (smallest scale first), or the
-    result itself."""
+    """The per-point results of a run document: a comparison's (in ``point_order``: smallest scale
+    first), or the result itself."""
     if isinstance(document, Comparison):
-        return sorted(document.results.values(), key=lambda r: r.spec.get("scale") or 0)
+        return [document.results[key] for key in sorted(document.results, key=point_order)]
     return [document]
 
 

@@ -235,8 +235,20 @@ class TargetResult(Record):
         return stats.qps if stats is not None and stats.clean() else None
 
 
+class PointFacts(Record):
+    """Which point of a comparison a run folder is (``run.json``'s ``point``): its folder name, the
+    sweep axes' values that vary (axis → value; empty in a plain comparison), a label for people
+    and its server group (the point whose server it shares; itself when it has its own)."""
+
+    name: str = ""
+    axes: dict[str, Any] = {}
+    label: str = ""
+    server_group: str = ""
+
+
 class RunResult(Record):
-    """``result.json``: one run (one scale): spec, dataset, machine and client facts, every target."""
+    """``result.json``: one run (one point: a scale, or a sweep's point): spec, dataset, machine
+    and client facts, every target."""
 
     format: str = ""
     run_id: str = ""
@@ -248,11 +260,13 @@ class RunResult(Record):
     clients: dict[str, str] = {}
     oracle_s: Number | None = None
     queries: int | None = None
+    point: PointFacts | None = None
     targets: dict[str, TargetResult] = {}
 
 
 class Comparison(Record):
-    """``comparison.json``: every scale's result of one comparison, and the targets that failed."""
+    """``comparison.json``: every point's result of one comparison (keyed by ``point_key``: the
+    scale of a plain comparison), the sweep axes that vary, and the targets that failed."""
 
     format: str = ""
     run_id: str
@@ -261,6 +275,7 @@ class Comparison(Record):
     use_case: str | None = None
     targets: list[str] = []
     scales: list[int] = []
+    varied: list[str] = []
     failed_targets: list[str] = []
     results: dict[str, RunResult] = {}
 

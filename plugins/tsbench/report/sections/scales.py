@@ -1,4 +1,6 @@
-"""Figures per scale × database, when one document covers several scales (study A/B's shape)."""
+"""Figures per point × database, when one document covers several points: several scales (study
+A/B's shape) or a sweep's points (workers, batch size, ingestion order, trials: the line chart of
+load rate against the swept axis, one line per database)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from typing import TYPE_CHECKING
 from tsbench.report import charts, fmt
 from tsbench.report.sections.common import HEADLINE_TYPES, colours, ranked
 from tsbench.report.sections.status import TargetView
-from tsbench.results.model import Number
+from tsbench.results.model import Number, RunResult
 
 if TYPE_CHECKING:
     from tsbench.report.model import ScaleView
@@ -18,11 +20,64 @@ ACROSS_TYPES = 5
 
 
 @dataclass(frozen=True)
-class AcrossRow:
-    """One scale's figures (rows/s, bytes or queries/s) per target: (target, value, best?);
-    ``type``: the query type of a queries row ("" otherwise)."""
+class PointNaming:
+    """How the document names one point: anchor ``prefix``, part ``heading`` (``Scale 100``, or
+    the sweep point's label) and its ``value`` on the across axis (``100``, ``4``)."""
 
-    scale: int
+    prefix: str
+    heading: str
+    value: str
+
+
+@dataclass(frozen=True)
+class Axis:
+    """The across section's axis: column header (``Scale``, ``Workers``, ``Point``), the noun for
+    text (``scale``, ``point``) and the section's title."""
+
+    header: str = "Scale"
+    noun: str = "scale"
+    title: str = "Across scales"
+
+
+def point_naming(runs: Sequence[RunResult]) -> tuple[Axis, list[PointNaming]]:
+    """The axis and each point's naming. A plain comparison (no sweep axis but scales) keeps
+    ``s<scale>-`` anchors and ``Scale N`` headings; a sweep over one other axis is named by that
+    axis' values, one over several by the points' labels."""
+    multi = len(runs) > 1
+    varied = list(dict.fromkeys(a for r in runs if r.point for a in r.point.axes if a != "scales"))
+    if not varied:
+        names = [
+            PointNaming(
+                f"s{r.spec['scale']}-" if multi else "",
+                f"Scale {fmt.integer(r.spec['scale'])}",
+                fmt.integer(r.spec["scale"]),
+            )
+            for r in runs
+        ]
+        return Axis(), names
+    names = [_sweep_naming(r, varied) for r in runs]
+    if len(varied) == 1 and len({r.spec["scale"] for r in runs}) == 1:
+        header = varied[0].replace("_", " ").capitalize()
+        return Axis(header, "point", f"Across the sweep: {header.lower()}"), names
+    return Axis("Point", "point", "Across the sweep"), [
+        PointNaming(n.prefix, n.heading, n.heading) for n in names
+    ]
+
+
+def _sweep_naming(run: RunResult, varied: list[str]) -> PointNaming:
+    point = run.point
+    assert point is not None
+    value = point.axes.get(varied[0], run.spec.get(varied[0]))
+    shown = fmt.integer(value) if isinstance(value, int) else str(value)
+    return PointNaming(f"{point.name}-", point.label or point.name, shown)
+
+
+@dataclass(frozen=True)
+class AcrossRow:
+    """One point's figures (rows/s, bytes or queries/s) per target: (target, value, best?);
+    ``label``: the point's value on the axis; ``type``: the query type of a queries row ("" otherwise)."""
+
+    label: str
     prefix: str
     cells: list[tuple[TargetView, Number | None, bool]]
     type: str = ""
@@ -34,9 +89,10 @@ class AcrossRow:
 
 @dataclass(frozen=True)
 class AcrossSection:
-    """Load rows/s, disk bytes after settle and headline hot queries/s per scale × target, and the
-    load-by-scale chart (SVG, "" without figures)."""
+    """Load rows/s, disk bytes after settle and headline hot queries/s per point × target, and the
+    chart of load rate along the axis (SVG, "" without figures)."""
 
+    axis: Axis
     targets: list[TargetView]
     load: list[AcrossRow]
     footprint: list[AcrossRow]
@@ -51,10 +107,10 @@ def _row(
     higher: bool,
     qtype: str = "",
 ) -> AcrossRow:
-    """One scale's cells (target, value, best?)."""
+    """One point's cells (target, value, best?)."""
     order = ranked(values, higher)
     cells = [(t, values.get(t.name), bool(order) and order[0][0] == t.name) for t in targets]
-    return AcrossRow(scale.scale, scale.prefix, cells, qtype)
+    return AcrossRow(scale.axis_value, scale.prefix, cells, qtype)
 
 
 def _clean_qps(scale: ScaleView, qtype: str) -> dict[str, Number | None]:
@@ -66,9 +122,9 @@ def _clean_qps(scale: ScaleView, qtype: str) -> dict[str, Number | None]:
 
 
 def _load_chart(
-    scales: Sequence[ScaleView], targets: Sequence[TargetView], load_rows: Sequence[AcrossRow]
+    axis: Axis, scales: Sequence[ScaleView], targets: Sequence[TargetView], load_rows: Sequence[AcrossRow]
 ) -> str:
-    labels = [fmt.integer(s.scale) for s in scales]
+    labels = [s.axis_value for s in scales]
     series = {t.label: [r.value(t) for r in load_rows] for t in targets}
     series = {label: values for label, values in series.items() if any(v is not None for v in values)}
     if not series:
@@ -78,14 +134,14 @@ def _load_chart(
         labels,
         series,
         colours(targets),
-        "Load rate by scale",
+        f"Load rate by {axis.header.lower()}",
         "rows/s",
-        xlabel="scale (hosts)",
+        xlabel="scale (hosts)" if axis.header == "Scale" else axis.header.lower(),
     )
 
 
-def across_scales_section(scales: Sequence[ScaleView]) -> AcrossSection | None:
-    """Load rate, footprint and headline query types per scale × database (None with one scale)."""
+def across_scales_section(scales: Sequence[ScaleView], axis: Axis = Axis()) -> AcrossSection | None:
+    """Load rate, footprint and headline query types per point × database (None with one point)."""
     if len(scales) < 2:
         return None
     names = list(dict.fromkeys(t.name for s in scales for t in s.targets))
@@ -98,9 +154,10 @@ def across_scales_section(scales: Sequence[ScaleView]) -> AcrossSection | None:
     present = [t for t in HEADLINE_TYPES if any(t in s.queries.types for s in scales)][:ACROSS_TYPES]
     query_rows = [_row(s, targets, _clean_qps(s, qtype), True, qtype) for qtype in present for s in scales]
     return AcrossSection(
+        axis=axis,
         targets=targets,
         load=load_rows,
         footprint=footprint_rows,
         queries=query_rows,
-        chart=_load_chart(scales, targets, load_rows),
+        chart=_load_chart(axis, scales, targets, load_rows),
     )

@@ -6,7 +6,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tsbench.report import fmt
 from tsbench.report.sections.common import join
 from tsbench.results.model import Provision, TargetResult, Validation
 from tsbench.targets.registry import target_colour, target_title
@@ -147,7 +146,7 @@ def overall_banner(scales: Sequence[ScaleView], validations: Sequence[Validation
     any scale lacks it, else passed; failed targets of every scale."""
     if len(scales) == 1:
         return scales[0].banner
-    named = [(f"scale {fmt.integer(s.scale)}", s, v) for s, v in zip(scales, validations, strict=True)]
+    named = [(s.heading[:1].lower() + s.heading[1:], s, v) for s, v in zip(scales, validations, strict=True)]
     failed = [f"{label}: {text}" for label, s, _ in named for text in s.banner.failed_targets]
     missing = [label for label, _, v in named if v is None]
     failing = [(label, v) for label, _, v in named if v is not None and not v.success]

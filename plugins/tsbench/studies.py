@@ -1,0 +1,123 @@
+"""Declarative studies: a small YAML file per study (``studies/*.yaml``) — which published study it
+mirrors, its parameters (the comparison's, sweep axes as lists) and named sizes that override them
+(``small``: finishes on a 2-core machine with the local targets; ``paper``: the published scales,
+``runtime: aws`` on the study's machine shape). Each file becomes its own DAG (Params form prefilled
+with the default size) and runs from the command line (``python -m tsbench study FILE``).
+
+A size may raise the sweep limits (``limits``): a paper-size study is larger than the limits meant
+to catch a mistyped ad-hoc sweep, and its file says so explicitly.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from tsbench.spec import SpecError
+from tsbench.sweep import SweepLimits, SweepPlan, expand_sweep
+
+REPO = Path(__file__).resolve().parents[2]
+STUDIES_DIR = REPO / "studies"
+PUBLISHED_STUDIES = ("A", "B", "C", "D", "E")
+
+
+class StudySize(BaseModel):
+    """One size of a study: parameters over the study's own, and optionally higher sweep limits."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    description: str = ""
+    params: dict[str, Any] = Field(default_factory=dict)
+    limits: dict[str, float] = Field(default_factory=dict)
+
+
+class Study(BaseModel):
+    """A study file: ``name`` (its DAG is ``tsbench_study_<name>``), the published study it
+    ``mirrors`` (A–E, ``../shared/studies/published.json``), what it reproduces and what not."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_]*$")
+    mirrors: str | None = None
+    title: str
+    description: str = ""
+    differences: list[str] = Field(default_factory=list)
+    params: dict[str, Any] = Field(default_factory=dict)
+    sizes: dict[str, StudySize]
+    default_size: str = "small"
+
+    @property
+    def dag_id(self) -> str:
+        return f"tsbench_study_{self.name}"
+
+    def params_for(self, size: str | None = None, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The comparison parameters of ``size`` (default: ``default_size``), then ``overrides``
+        (an ``aws`` or ``docker`` object is merged key by key)."""
+        chosen = self.size(size)
+        values = {**self.params, **chosen.params}
+        for key, value in (overrides or {}).items():
+            both_dicts = isinstance(value, dict) and isinstance(values.get(key), dict)
+            values[key] = {**values[key], **value} if both_dicts else value
+        return values
+
+    def size(self, size: str | None = None) -> StudySize:
+        name = size or self.default_size
+        if name not in self.sizes:
+            raise SpecError(
+                [("size", f"study {self.name} has no size {name!r}; sizes: {', '.join(self.sizes)}")]
+            )
+        return self.sizes[name]
+
+    def limits(self, size: str | None = None) -> SweepLimits:
+        return SweepLimits(**{**SweepLimits().__dict__, **self.size(size).limits})
+
+    def widest_limits(self) -> SweepLimits:
+        """Every size's limits at once (the study DAG's: its form may be switched to any size)."""
+        sizes = [self.limits(name) for name in self.sizes]
+        return SweepLimits(**{key: max(getattr(lim, key) for lim in sizes) for key in SweepLimits().__dict__})
+
+    def doc_md(self) -> str:
+        """The study DAG's documentation: what it mirrors, its sizes and its differences."""
+        lines = [f"### tsbench study: {self.title}", "", self.description.strip(), ""]
+        if self.mirrors:
+            lines.append(f"Mirrors published study **{self.mirrors}** (`../shared/studies/published.json`).")
+        lines += ["", "Sizes (the form is prefilled with `" + self.default_size + "`):"]
+        lines += [f"- `{name}`: {size.description}" for name, size in self.sizes.items()]
+        if self.differences:
+            lines += ["", "Differences from the published setup:"]
+            lines += [f"- {text}" for text in self.differences]
+        return "\n".join(lines)
+
+    def plan(self, size: str | None = None, overrides: dict[str, Any] | None = None) -> SweepPlan:
+        """The validated points of a size (SpecError naming every problem, before any work)."""
+        return expand_sweep(self.params_for(size, overrides), self.limits(size))
+
+
+def load_study(path: Path) -> Study:
+    """Read one study file; SpecError naming the file and every bad field."""
+    try:
+        body = yaml.safe_load(Path(path).read_text())
+    except (OSError, yaml.YAMLError) as error:
+        raise SpecError([(str(path), f"not a readable YAML file: {error}")]) from None
+    try:
+        study = Study.model_validate(body)
+    except ValidationError as error:
+        raise SpecError(
+            [(f"{Path(path).name}: {'.'.join(map(str, e['loc']))}", e["msg"]) for e in error.errors()]
+        ) from None
+    if study.default_size not in study.sizes:
+        raise SpecError([(f"{Path(path).name}: default_size", f"no size {study.default_size!r}")])
+    if study.mirrors is not None and study.mirrors not in PUBLISHED_STUDIES:
+        raise SpecError([(f"{Path(path).name}: mirrors", f"one of {', '.join(PUBLISHED_STUDIES)}")])
+    return study
+
+
+def study_files(directory: Path = STUDIES_DIR) -> list[Path]:
+    return sorted(directory.glob("*.yaml"))
+
+
+def all_studies(directory: Path = STUDIES_DIR) -> list[Study]:
+    return [load_study(path) for path in study_files(directory)]

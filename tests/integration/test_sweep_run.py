@@ -1,0 +1,61 @@
+"""A worker sweep through the CLI on a real server: one point per worker count, one provisioned
+server for all of them, each point loaded and queried with its own settings and checked against the
+oracle, and the report's sweep section."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tsbench.results.files import read_json
+
+pytestmark = pytest.mark.integration
+ROOT = Path(__file__).resolve().parents[2]
+POINTS = ("scale-10_workers-1", "scale-10_workers-2")
+TYPES = "single-groupby-1-1-1,double-groupby-1"
+
+
+def test_a_worker_sweep_measures_every_point_on_one_server(tmp_path: Path, dataset_cache: Path) -> None:
+    out, state = tmp_path / "out", Path("/var/tmp/tsbench-tests") / tmp_path.name
+    run = ["run", "--targets", "postgres", "--scales", "10", "--duration", "12h", "--workers", "1,2"]
+    run += ["--query-types", TYPES, "--queries-per-type", "2", "--hot-runs", "1", "--run-id", "sweep"]
+    run += ["--results-dir", str(out / "runs"), "--cache-dir", str(dataset_cache), "--state-dir", str(state)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "plugins")}
+    result = subprocess.run([sys.executable, "-m", "tsbench", *run], capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr[-3000:]
+    folder = out / "runs" / "sweep"
+
+    walked = [line.removeprefix("· ") for line in result.stderr.splitlines() if line.startswith("· ")]
+    branch = "scale-10_workers-1 … +1 × postgres"  # one branch: the server group of both points
+    for phase in ("provision", "load", "queries", "teardown"):
+        assert [step for step in walked if step.startswith(phase + " ")] == [f"{phase} {branch}"]
+
+    plan = read_json(folder / "plan.json")
+    assert [p["name"] for p in plan["points"]] == list(POINTS) and plan["varied"] == ["workers"]
+    assert {p["server_group"] for p in plan["points"]} == {POINTS[0]}
+    comparison = read_json(folder / "comparison.json")
+    assert list(comparison["results"]) == ["10_workers-1", "10_workers-2"]
+    assert comparison["failed_targets"] == [] and comparison["varied"] == ["workers"]
+    endpoints = set()
+    for workers, key in enumerate(comparison["results"], start=1):
+        body = comparison["results"][key]["targets"]["postgres"]
+        assert body["status"] == "ok", body.get("error")
+        trial = body["load"]["trials"][0]
+        assert trial["workers"] == workers and trial["rows"] == 43_200 and body["load"]["row_count_ok"]
+        assert body["cache_reset"]["restarted"], key  # every point's queries start cold
+        checks = body["queries"]["answer_checks"]
+        assert checks["mismatches"] == 0 and checks["agreed"] == checks["checked"] > 0
+        endpoints.add(repr(body["provision"]["endpoint"]))
+    assert len(endpoints) == 1, "the points were not measured on one server"
+    second = comparison["results"]["10_workers-2"]["targets"]["postgres"]
+    assert second["provision"]["shared_from"] == POINTS[0]
+    assert second["footprint"]["loaded_by"] == POINTS[1]
+
+    html = (folder / "report" / "report.html").read_text()
+    assert "Across the sweep: workers" in html and "Load rate by workers" in html
+    assert read_json(folder / "validation.json")["success"] is True
+    assert not list(state.glob("sweep-*")), "a server instance was left behind"
