@@ -12,6 +12,6 @@ for _study in all_studies():
         doc_md=_study.doc_md(),
         tags=["tsbench", "study", *([f"study-{_study.mirrors}"] if _study.mirrors else [])],
         param_overrides=_study.params_for(),
-        latest_folder=f"latest-study-{_study.name.replace('_', '-')}",
+        latest_folder=_study.latest_folder,
         limits=_study.widest_limits(),
     )

@@ -146,12 +146,12 @@ def cmd_study(args: argparse.Namespace) -> str:
     from tsbench.studies import load_study
 
     study = load_study(args.file)
-    params = study.params_for(args.size, values(args, RUN_PARAMETERS))
+    overrides = values(args, RUN_PARAMETERS)
     if args.plan_only:
-        plan = study.plan(args.size, values(args, RUN_PARAMETERS))
+        plan = study.plan(args.size, overrides)
         return f"study {study.name} ({args.size or study.default_size}): {plan.summary()}"
-    args.latest_folder = args.latest_folder or f"latest-study-{study.name.replace('_', '-')}"
-    return _run_pipeline(args, params, study.limits(args.size))
+    args.latest_folder = args.latest_folder or study.latest_folder
+    return _run_pipeline(args, study.params_for(args.size, overrides), study.limits(args.size))
 
 
 def _run_pipeline(args: argparse.Namespace, params: dict[str, Any], limits: Any = None) -> str:

@@ -29,7 +29,7 @@ from typing import Any
 from tsbench.runner import TargetPhases
 from tsbench.runtimes.base import Runtime
 
-ONCE = {"provision": "shared_from", "teardown": "shared_from"}  # phase → the key naming its point
+ONCE = ("provision", "teardown")  # run on the first point; the others get its record, ``shared_from``
 
 
 class GroupPhases:
@@ -88,7 +88,7 @@ class GroupPhases:
     def _once(self, name: str) -> dict[str, Any]:
         body = self.first.run_phase(name)
         for point in self.points[1:]:
-            point.write(name, {**body, ONCE[name]: self.first.run_dir.name})
+            point.write(name, {**body, "shared_from": self.first.run_dir.name})
         return body
 
     def _settle(self) -> dict[str, Any]:

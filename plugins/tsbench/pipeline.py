@@ -228,18 +228,16 @@ def plan_run(params: dict[str, Any], folder: Path, limits: SweepLimits | None = 
     """Check every parameter (``plan_comparison``: SpecError naming every bad field, and a sweep
     over its limits, before any work), then write the folder's ``plan.json``. Returns ``{folder,
     scales, targets, points, groups}`` (point names; server groups as lists of point names)."""
-    plan = write_plan(folder, plan_comparison(params, limits))
-    log.info("plan: %s, %s point(s) × targets %s", folder, len(plan["points"]), plan["targets"])
+    sweep = plan_comparison(params, limits)
+    plan = write_plan(folder, sweep)
+    log.info("plan: %s, %s point(s) × targets %s", folder, len(sweep.points), plan["targets"])
     log.info("plan: %s", plan["summary"])
-    groups: dict[str, list[str]] = {}
-    for point in plan["points"]:
-        groups.setdefault(point["server_group"], []).append(point["name"])
     return {
         "folder": str(folder),
         "scales": plan["scales"],
         "targets": plan["targets"],
-        "points": [point["name"] for point in plan["points"]],
-        "groups": list(groups.values()),
+        "points": [point.name for point in sweep.points],
+        "groups": [[point.name for point in group] for group in sweep.server_groups()],
     }
 
 

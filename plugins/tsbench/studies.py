@@ -10,6 +10,7 @@ to catch a mistyped ad-hoc sweep, and its file says so explicitly.
 
 from __future__ import annotations
 
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,11 @@ class Study(BaseModel):
     def dag_id(self) -> str:
         return f"tsbench_study_{self.name}"
 
+    @property
+    def latest_folder(self) -> str:
+        """The published latest folder a passing run of this study replaces (DAG and CLI)."""
+        return f"latest-study-{self.name.replace('_', '-')}"
+
     def params_for(self, size: str | None = None, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
         """The comparison parameters of ``size`` (default: ``default_size``), then ``overrides``
         (an ``aws`` or ``docker`` object is merged key by key)."""
@@ -72,12 +78,12 @@ class Study(BaseModel):
         return self.sizes[name]
 
     def limits(self, size: str | None = None) -> SweepLimits:
-        return SweepLimits(**{**SweepLimits().__dict__, **self.size(size).limits})
+        return replace(SweepLimits(), **self.size(size).limits)
 
     def widest_limits(self) -> SweepLimits:
         """Every size's limits at once (the study DAG's: its form may be switched to any size)."""
         sizes = [self.limits(name) for name in self.sizes]
-        return SweepLimits(**{key: max(getattr(lim, key) for lim in sizes) for key in SweepLimits().__dict__})
+        return SweepLimits(*(max(getattr(lim, f.name) for lim in sizes) for f in fields(SweepLimits)))
 
     def doc_md(self) -> str:
         """The study DAG's documentation: what it mirrors, its sizes and its differences."""

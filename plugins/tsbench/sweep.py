@@ -20,11 +20,10 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
-from tsbench.spec import RunSpec, SpecError
+from tsbench.spec import DEFAULT_START, DatasetSpec, RunSpec, SpecError
 from tsbench.timeutil import format_duration, parse_duration, parse_instant
 
 AXES = ("scales", "workers", "batch_size", "ingestion", "trials")  # in the order points are named
-CLIENT_AXES = ("workers", "batch_size", "trials")  # change only the client: the server can be kept
 POINT_FIELD = {"scales": "scale"}  # RunSpec's field of an axis, where the names differ
 ASSUMED_ROWS_PER_S = 100_000  # per target, load; a conservative figure for the estimate only
 ASSUMED_DATASET_BYTES_PER_ROW = 40  # Parquet of cpu rows, compressed (measured ~25-35 B)
@@ -132,7 +131,7 @@ def _span(values: dict[str, Any], problems: list[tuple[str, str]]) -> None:
         problems.append(("duration", "give either duration or end, not both"))
         return
     try:
-        start = parse_instant(values.get("start", "2016-01-01T00:00:00Z"))
+        start = parse_instant(values.get("start", DEFAULT_START))
         values["end"] = start + parse_duration(duration)
     except ValueError as error:
         problems.append(("duration", str(error)))
@@ -145,8 +144,8 @@ def _budget_end(values: dict[str, Any], budget: int, scale: Any) -> tuple[int | 
     if budget % scale:
         return None, f"row_budget {budget:,} is not a whole number of epochs of {scale:,} hosts"
     try:
-        start = parse_instant(values.get("start", "2016-01-01T00:00:00Z"))
-        interval = parse_duration(values.get("interval", "10s"))
+        start = parse_instant(values.get("start", DEFAULT_START))
+        interval = parse_duration(values.get("interval", DatasetSpec.model_fields["interval"].default))
     except ValueError:
         return None, None  # RunSpec names the bad start or interval
     return start + budget // scale * interval, None

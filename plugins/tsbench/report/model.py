@@ -143,7 +143,6 @@ class ReportView:
 
     title: Title
     multi: bool
-    noun: str  # what a point is called in text: "scale", or "point" in a sweep
     banner: Banner
     scales: list[ScaleView]
     across: AcrossSection | None
@@ -247,7 +246,6 @@ def build_report_context(
     return ReportView(
         title=title,
         multi=multi,
-        noun=axis.noun,
         banner=overall_banner(scales, [v for _, v, _ in typed]),
         scales=scales,
         across=across_scales_section(scales, axis),
