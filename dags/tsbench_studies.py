@@ -14,4 +14,5 @@ for _study in all_studies():
         param_overrides=_study.params_for(),
         latest_folder=_study.latest_folder,
         limits=_study.widest_limits(),
+        study=_study,
     )

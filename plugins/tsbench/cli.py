@@ -151,10 +151,12 @@ def cmd_study(args: argparse.Namespace) -> str:
         plan = study.plan(args.size, overrides)
         return f"study {study.name} ({args.size or study.default_size}): {plan.summary()}"
     args.latest_folder = args.latest_folder or study.latest_folder
-    return _run_pipeline(args, study.params_for(args.size, overrides), study.limits(args.size))
+    return _run_pipeline(args, study.params_for(args.size, overrides), study.limits(args.size), study=study)
 
 
-def _run_pipeline(args: argparse.Namespace, params: dict[str, Any], limits: Any = None) -> str:
+def _run_pipeline(
+    args: argparse.Namespace, params: dict[str, Any], limits: Any = None, study: Any = None
+) -> str:
     import os
 
     from tsbench.local_run import LocalRun
@@ -173,6 +175,7 @@ def _run_pipeline(args: argparse.Namespace, params: dict[str, Any], limits: Any 
         args.cache_dir,
         publication=Publication(args.latest_folder),
         limits=limits,
+        study=study,
         on_step=lambda step, label: print(f"· {step} {label}".rstrip(), file=sys.stderr, flush=True),
     )
     args.failed = run.run(params)

@@ -24,6 +24,7 @@ from tsbench.results.documents import SCALE_PREFIX, point_order
 from tsbench.results.files import read_json, write_json_atomic
 from tsbench.results.model import Comparison, PointFacts
 from tsbench.spec import RunSpec
+from tsbench.studies import Study
 from tsbench.sweep import SweepLimits, SweepPlan, expand_sweep
 from tsbench.timeutil import format_instant
 
@@ -69,8 +70,10 @@ class PlannedPoint:
         return self.facts.name
 
 
-def write_plan(folder: Path, plan: SweepPlan) -> dict[str, Any]:
-    """``plan.json`` (atomically): the points in order, the axes that vary and the plan's summary."""
+def write_plan(folder: Path, plan: SweepPlan, study: Study | None = None) -> dict[str, Any]:
+    """``plan.json`` (atomically): the points in order, the axes that vary, the plan's summary and
+    the study the run is an instance of (the whole study file as read when the run was planned, so
+    its report checks the claims of that moment; None for an ad-hoc run)."""
     groups = plan.server_group_of()
     body = {
         "format": "tsbench-plan/2",
@@ -79,6 +82,7 @@ def write_plan(folder: Path, plan: SweepPlan) -> dict[str, Any]:
         "scales": list(dict.fromkeys(point.spec.scale for point in plan.points)),
         "targets": plan.points[0].spec.targets,
         "varied": plan.varied,
+        "study": study.model_dump(mode="json") if study is not None else None,
         "summary": plan.summary(),
         "points": [
             PointFacts(name=p.name, axes=p.axes, label=p.label(), server_group=groups[p.name]).to_json()
@@ -134,6 +138,7 @@ def collect_comparison(folder: Path) -> Comparison:
         "targets": spec.get("targets", []),
         "scales": sorted({result.spec["scale"] for result in results.values()}),
         "varied": plan.get("varied", []),
+        "study": (plan.get("study") or {}).get("name"),
         "failed_targets": failed,
         "results": {key: result.to_json() for key, result in results.items()},
     }

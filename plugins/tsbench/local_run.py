@@ -20,6 +20,7 @@ from tsbench.lease import MachineLease, describe, wait_limit_s
 from tsbench.pipeline import ComparisonFailed, Publication, Step, plan_run, steps
 from tsbench.run_setup import prepare_dataset, prepare_oracle
 from tsbench.runtimes.base import Runtime
+from tsbench.studies import Study
 from tsbench.sweep import SweepLimits
 
 log = logging.getLogger("tsbench.run")
@@ -37,6 +38,7 @@ class LocalRun:
     runtime_options: Mapping[str, Any] = field(default_factory=dict)
     publication: Publication = field(default_factory=Publication)
     limits: SweepLimits | None = None  # a sweep's limits (None: SweepLimits())
+    study: Study | None = None  # the study, when the run is one (``tsbench study``)
     on_step: Callable[[str, str], None] = lambda step, label: None
     outcomes: dict[str, Any] = field(default_factory=dict)
 
@@ -45,7 +47,7 @@ class LocalRun:
         SpecError (naming every bad field) before any work when ``params`` are invalid."""
         (validate_params,) = steps("run")
         self.on_step(validate_params.name, "")
-        plan_run(params, self.folder, self.limits)
+        plan_run(params, self.folder, self.limits, self.study)
         _, points = read_plan(self.folder)
         for step in steps("point"):
             for point in points:

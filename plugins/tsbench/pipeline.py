@@ -34,6 +34,7 @@ from tsbench.results.documents import StoredResult, read_comparison, read_valida
 from tsbench.results.files import read_json, write_bytes_atomic
 from tsbench.results.store import RunStore, spec_match
 from tsbench.runner import PHASES
+from tsbench.studies import Study
 from tsbench.sweep import SweepLimits
 
 log = logging.getLogger("tsbench.pipeline")
@@ -224,12 +225,15 @@ def judge_run(folder: Path) -> str:
     return "passed"
 
 
-def plan_run(params: dict[str, Any], folder: Path, limits: SweepLimits | None = None) -> dict[str, Any]:
+def plan_run(
+    params: dict[str, Any], folder: Path, limits: SweepLimits | None = None, study: Study | None = None
+) -> dict[str, Any]:
     """Check every parameter (``plan_comparison``: SpecError naming every bad field, and a sweep
-    over its limits, before any work), then write the folder's ``plan.json``. Returns ``{folder,
+    over its limits, before any work), then write the folder's ``plan.json`` (with the ``study``
+    the run is an instance of, if any: its report checks the study's claims). Returns ``{folder,
     scales, targets, points, groups}`` (point names; server groups as lists of point names)."""
     sweep = plan_comparison(params, limits)
-    plan = write_plan(folder, sweep)
+    plan = write_plan(folder, sweep, study)
     log.info("plan: %s, %s point(s) × targets %s", folder, len(sweep.points), plan["targets"])
     log.info("plan: %s", plan["summary"])
     return {

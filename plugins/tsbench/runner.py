@@ -303,6 +303,7 @@ def _queries_record(
             "cold": cold.stats(),
             "hot": hot_all.stats(),
             "hot_passes": len(hot),
+            "hot_qps_by_pass": _qps_by_pass(hot),
             "unsupported": dict(unsupported),
             "answer_checks": {
                 "checked": sum(e.answer_ok is not None for e in checks),
@@ -314,6 +315,15 @@ def _queries_record(
             "resources": resources,
         }
     )
+
+
+def _qps_by_pass(passes: list[Any]) -> dict[str, list[float]]:
+    """Queries/s of each hot pass per type (the spread of the pooled ``hot`` figure)."""
+    found: dict[str, list[float]] = {}
+    for one in passes:
+        for qtype, stats in one.stats().items():
+            found.setdefault(qtype, []).append(stats["qps"])
+    return found
 
 
 def _sum_per_type(passes: list[Any], field: str) -> dict[str, float]:

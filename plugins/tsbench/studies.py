@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from tsbench.published import Published
 from tsbench.spec import SpecError
 from tsbench.sweep import SweepLimits, SweepPlan, expand_sweep
 
@@ -49,6 +50,7 @@ class Study(BaseModel):
     params: dict[str, Any] = Field(default_factory=dict)
     sizes: dict[str, StudySize]
     default_size: str = "small"
+    published: Published | None = None
 
     @property
     def dag_id(self) -> str:
@@ -118,7 +120,35 @@ def load_study(path: Path) -> Study:
         raise SpecError([(f"{Path(path).name}: default_size", f"no size {study.default_size!r}")])
     if study.mirrors is not None and study.mirrors not in PUBLISHED_STUDIES:
         raise SpecError([(f"{Path(path).name}: mirrors", f"one of {', '.join(PUBLISHED_STUDIES)}")])
+    _check_published_targets(Path(path).name, study.published)
     return study
+
+
+def _check_published_targets(file: str, published: Published | None) -> None:
+    """Every target a figure or claim names is a registered target (SpecError naming it)."""
+    from tsbench.targets.registry import target_names
+
+    if published is None:
+        return
+    known = set(target_names())
+    problems = [
+        (f"{file}: published.figures[{i}].target", f"no target {figure.target!r}")
+        for i, figure in enumerate(published.figures)
+        if figure.target not in known
+    ]
+    problems += [
+        (f"{file}: published.claims[{i}]", f"no target {name!r}")
+        for i, claim in enumerate(published.claims)
+        for name in claim.targets
+        if name not in known
+    ]
+    if problems:
+        raise SpecError(problems)
+
+
+def find_study(name: str, directory: Path = STUDIES_DIR) -> Study | None:
+    """The study file named ``name`` (its ``name`` field), None when there is none."""
+    return next((study for study in all_studies(directory) if study.name == name), None)
 
 
 def study_files(directory: Path = STUDIES_DIR) -> list[Path]:

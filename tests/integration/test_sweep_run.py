@@ -1,29 +1,58 @@
-"""A worker sweep through the CLI on a real server: one point per worker count, one provisioned
-server for all of them, each point loaded and queried with its own settings and checked against the
-oracle, and the report's sweep section."""
+"""A worker sweep through the CLI's ``study`` command on a real server: one point per worker count,
+one provisioned server for all of them, each point loaded and queried with its own settings and
+checked against the oracle; the report's sweep section and the study's claims checked on the run."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tsbench.results.files import read_json
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
 POINTS = ("scale-10_workers-1", "scale-10_workers-2")
-TYPES = "single-groupby-1-1-1,double-groupby-1"
+TYPES = ["single-groupby-1-1-1", "double-groupby-1"]
+STUDY = {
+    "name": "worker_sweep",
+    "title": "Workers sweep (test)",
+    "params": {"targets": ["postgres"], "scales": [10], "duration": "12h", "workers": [1, 2]},
+    "sizes": {"tiny": {"params": {"query_types": TYPES, "queries_per_type": 2, "hot_runs": 1}}},
+    "default_size": "tiny",
+    "published": {
+        "source": "a test",
+        "machine": "a bigger machine",
+        "claims": [
+            {"text": "line 1: two workers load faster", "metric": "load_rows_per_s", "target": "postgres",
+             "better_at": {"workers": 2}, "worse_at": {"workers": 1}},
+            {"text": "line 2: a client claim", "metric": "load_rows_per_s", "not_comparable": "client code"},
+        ],
+    },
+}  # fmt: skip
 
 
 def test_a_worker_sweep_measures_every_point_on_one_server(tmp_path: Path, dataset_cache: Path) -> None:
     out, state = tmp_path / "out", Path("/var/tmp/tsbench-tests") / tmp_path.name
-    run = ["run", "--targets", "postgres", "--scales", "10", "--duration", "12h", "--workers", "1,2"]
-    run += ["--query-types", TYPES, "--queries-per-type", "2", "--hot-runs", "1", "--run-id", "sweep"]
-    run += ["--results-dir", str(out / "runs"), "--cache-dir", str(dataset_cache), "--state-dir", str(state)]
+    study = tmp_path / "worker_sweep.yaml"
+    study.write_text(yaml.safe_dump(STUDY))
+    run = [
+        "study",
+        str(study),
+        "--run-id",
+        "sweep",
+        "--results-dir",
+        str(out / "runs"),
+        "--cache-dir",
+        str(dataset_cache),
+        "--state-dir",
+        str(state),
+    ]
     env = {**os.environ, "PYTHONPATH": str(ROOT / "plugins")}
     result = subprocess.run([sys.executable, "-m", "tsbench", *run], capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stderr[-3000:]
@@ -36,10 +65,12 @@ def test_a_worker_sweep_measures_every_point_on_one_server(tmp_path: Path, datas
 
     plan = read_json(folder / "plan.json")
     assert [p["name"] for p in plan["points"]] == list(POINTS) and plan["varied"] == ["workers"]
+    assert plan["study"]["name"] == "worker_sweep" and plan["study"]["published"]["claims"]
     assert {p["server_group"] for p in plan["points"]} == {POINTS[0]}
     comparison = read_json(folder / "comparison.json")
     assert list(comparison["results"]) == ["10_workers-1", "10_workers-2"]
     assert comparison["failed_targets"] == [] and comparison["varied"] == ["workers"]
+    assert comparison["study"] == "worker_sweep"
     endpoints = set()
     for workers, key in enumerate(comparison["results"], start=1):
         body = comparison["results"][key]["targets"]["postgres"]
@@ -57,5 +88,11 @@ def test_a_worker_sweep_measures_every_point_on_one_server(tmp_path: Path, datas
 
     html = (folder / "report" / "report.html").read_text()
     assert "Across the sweep: workers" in html and "Load rate by workers" in html
+    start = html.index('id="published"')
+    claims = html[start : html.index("</section>", start)]
+    assert "Published vs measured: Workers sweep (test)" in claims and "client code" in claims
+    checked = re.search(r"pill-(pass|fail)\">(holds|reversed)</span>", claims)
+    assert checked, "the workers claim was not checked"
+    assert "10 hosts · 2 workers: " in claims  # the figures it rests on
     assert read_json(folder / "validation.json")["success"] is True
     assert not list(state.glob("sweep-*")), "a server instance was left behind"

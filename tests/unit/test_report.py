@@ -706,7 +706,10 @@ def test_load_table_has_the_median_figures(html: str) -> None:
         "1.25 GB",
     ]
     assert row_of(rows, "InfluxDB")[1] == f"failed in load: {LOAD_ERROR}"
-    assert "rows/s per trial: 410,000, 432,100, 395,000." in text_of(section(html, "load"))
+    assert (
+        "rows/s per trial: 410,000, 432,100, 395,000; "
+        "min 395,000 · med 410,000 · max 432,100 rows/s · CV 4.5 %"
+    ) in text_of(section(html, "load"))
 
 
 def test_query_tables(html: str) -> None:

@@ -46,11 +46,16 @@ def _views() -> list[type]:
 
 
 def _template_attributes() -> set[str]:
+    """Attributes read by the report's template and the templates it includes."""
     env = render._environment()
-    source = env.loader.get_source(env, render.TEMPLATE)[0]
+    names = [
+        render.TEMPLATE,
+        *(n for n in env.list_templates() if n.endswith(".html.j2") and n != "index.html.j2"),
+    ]
     return {
         node.attr
-        for node in env.parse(source).find_all(nodes.Getattr)
+        for name in dict.fromkeys(names)
+        for node in env.parse(env.loader.get_source(env, name)[0]).find_all(nodes.Getattr)
         if not (isinstance(node.node, nodes.Name) and node.node.name == "loop")  # Jinja's loop.last…
     }
 
@@ -65,7 +70,12 @@ def test_views_are_frozen_dataclasses_with_a_docstring() -> None:
 
 def test_every_template_attribute_exists() -> None:
     known = {field.name for cls in _views() for field in dataclasses.fields(cls)}
-    known |= {name for cls in _views() for name, value in vars(cls).items() if callable(value)}
+    known |= {
+        name
+        for cls in _views()
+        for name, value in vars(cls).items()
+        if callable(value) or isinstance(value, property)
+    }
     for record in (QueryStats, Resources, CacheReset, LoadTrial, RunSpec):
         known |= set(record.model_fields)
     known |= DATASET_KEYS | WIRE_KEYS | SAMPLE_KEYS | DIFF_ROW_KEYS | DICT_METHODS

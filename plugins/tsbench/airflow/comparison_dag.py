@@ -39,6 +39,7 @@ from tsbench.airflow import branch_tasks
 from tsbench.airflow.branch_tasks import verbose
 from tsbench.airflow.params import comparison_params, run_parameters
 from tsbench.pipeline import Step, steps
+from tsbench.studies import Study
 from tsbench.sweep import SweepLimits
 
 log = logging.getLogger("tsbench.airflow")
@@ -79,7 +80,7 @@ def _task(step: Step, function: Callable[..., Any], **options: Any) -> Any:
     )
 
 
-def validate_params_task(step: Step, limits: SweepLimits | None = None) -> Any:
+def validate_params_task(step: Step, limits: SweepLimits | None = None, study: Study | None = None) -> Any:
     def validate_params() -> dict[str, Any]:
         from tsbench.pipeline import plan_run, results_root
         from tsbench.spec import SpecError
@@ -89,7 +90,7 @@ def validate_params_task(step: Step, limits: SweepLimits | None = None) -> Any:
         when = dag_run.run_after or dag_run.start_date or pendulum.now("UTC")
         folder = results_root() / _folder_name(context["run_id"], when)
         try:
-            return plan_run(run_parameters(context["params"]), folder, limits)
+            return plan_run(run_parameters(context["params"]), folder, limits, study)
         except SpecError as error:
             log.error("%s", error)  # every bad field, one per line, as the log's last words
             raise
@@ -207,10 +208,12 @@ def build_comparison_dag(
     param_overrides: dict[str, Any] | None = None,
     latest_folder: str = "latest",
     limits: SweepLimits | None = None,
+    study: Study | None = None,
 ):
     """``schedule``: a cron expression or None (on demand). ``latest_folder``: the publication's
     ``latest`` folder this DAG's passing runs replace (only the nightly owns ``latest``).
-    ``limits``: the sweep limits ``validate_params`` applies (None: ``SweepLimits()``)."""
+    ``limits``: the sweep limits ``validate_params`` applies (None: ``SweepLimits()``).
+    ``study``: the study when the DAG is a study's (its report checks the study's claims)."""
 
     @dag(
         dag_id=dag_id,
@@ -224,7 +227,7 @@ def build_comparison_dag(
     )
     def comparison() -> None:
         (first,) = steps("run")
-        plan = validate_params_task(first, limits)()
+        plan = validate_params_task(first, limits, study)()
         items = points_of(plan)
         for step in steps("point"):
             items = point_task(step).expand(item=items)

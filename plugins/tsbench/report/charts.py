@@ -229,3 +229,49 @@ def trend_chart(
         ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
         _style(ax)
         return _svg(fig, key)
+
+
+def sweep_chart(
+    key: str,
+    xs: Sequence[float],
+    series: Mapping[str, Sequence[float | None]],
+    ranges: Mapping[str, Sequence[tuple[float, float] | None]],
+    colours: Mapping[str, str],
+    title: str,
+    unit: str,
+    xlabel: str,
+) -> str:
+    """A metric against a numeric swept axis, one line per target (median), the min–max of its
+    repeats as error bars (``ranges``); the x axis is logarithmic when ``xs`` span ≥ 100×."""
+    log_x = min(xs) > 0 and max(xs) / min(xs) >= 100
+    with matplotlib.rc_context(RC):
+        fig = Figure(figsize=(7.0, 2.5))
+        ax = fig.add_subplot()
+        for label, values in series.items():
+            ys = [math.nan if v is None else v for v in values]
+            ax.plot(xs, ys, marker="o", markersize=4, linewidth=1.6, color=colours[label], label=label)
+            spans = [(x, y, r) for x, y, r in zip(xs, ys, ranges.get(label, ()), strict=False) if r]
+            if spans:
+                low = [y - r[0] for _, y, r in spans]
+                high = [r[1] - y for _, y, r in spans]
+                ax.errorbar(
+                    [x for x, _, _ in spans],
+                    [y for _, y, _ in spans],
+                    yerr=[low, high],
+                    fmt="none",
+                    ecolor=colours[label],
+                    capsize=3,
+                    linewidth=1,
+                )
+        if log_x:
+            ax.set_xscale("log")
+        ax.set_xticks(list(xs), [_human(x) for x in xs])
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_ylim(bottom=0)
+        ax.yaxis.set_major_formatter(FuncFormatter(_human))
+        ax.set_xlabel(xlabel + (" (log scale)" if log_x else ""))
+        ax.set_ylabel(unit)
+        ax.set_title(title, loc="left", color=INK)
+        ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        _style(ax)
+        return _svg(fig, key)

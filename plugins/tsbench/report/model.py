@@ -39,6 +39,7 @@ from tsbench.report.sections.footprint import (
     resources_section,
 )
 from tsbench.report.sections.load import LoadSection, load_section
+from tsbench.report.sections.published import PublishedSection, published_section
 from tsbench.report.sections.queries import QueriesSection, queries_section
 from tsbench.report.sections.scales import AcrossSection, PointNaming, across_scales_section, point_naming
 from tsbench.report.sections.status import (
@@ -53,6 +54,7 @@ from tsbench.report.sections.summary import SummarySection, summary_section
 from tsbench.report.sections.trends import TrendsSection, flatten_history, trends_section
 from tsbench.results.documents import HistoryItem, read_result, read_validation
 from tsbench.results.model import Number, RunResult, Validation
+from tsbench.studies import Study
 
 __all__ = [
     "build_context",
@@ -146,6 +148,7 @@ class ReportView:
     banner: Banner
     scales: list[ScaleView]
     across: AcrossSection | None
+    published: PublishedSection | None = None
 
     def template_vars(self) -> dict[str, Any]:
         """The fields as the template's top-level names (not copied: ``asdict`` would deep-copy)."""
@@ -219,10 +222,14 @@ def scale_context(
 
 
 def build_report_context(
-    runs: Sequence[ScaleInputs], history: Sequence[HistoryItem] = (), trend_runs: int = 10
+    runs: Sequence[ScaleInputs],
+    history: Sequence[HistoryItem] = (),
+    trend_runs: int = 10,
+    study: Study | None = None,
 ) -> ReportView:
     """The whole document: ``runs`` = (result, validation, examples) per scale, smallest first;
-    ``history``: earlier results or comparisons (records, their JSON, or stored results)."""
+    ``history``: earlier results or comparisons (records, their JSON, or stored results);
+    ``study``: the study file the run is an instance of (its published claims are checked)."""
     if not runs:
         raise ValueError("a report needs at least one result")
     multi = len(runs) > 1
@@ -249,7 +256,14 @@ def build_report_context(
         banner=overall_banner(scales, [v for _, v, _ in typed]),
         scales=scales,
         across=across_scales_section(scales, axis),
+        published=_published(study, [result for result, _, _ in typed]),
     )
+
+
+def _published(study: Study | None, results: Sequence[RunResult]) -> PublishedSection | None:
+    if study is None or study.published is None:
+        return None
+    return published_section(study.name, study.title, study.published, results)
 
 
 def build_context(

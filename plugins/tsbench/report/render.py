@@ -28,8 +28,9 @@ from markupsafe import Markup
 from tsbench.report import client_share, fmt
 from tsbench.report.model import ScaleInputs, build_report_context, read_examples
 from tsbench.results.documents import HistoryItem, read_result, read_validation, scale_dirs
-from tsbench.results.files import write_bytes_atomic
+from tsbench.results.files import read_json, write_bytes_atomic
 from tsbench.results.model import RunResult, Validation
+from tsbench.studies import Study
 
 log = logging.getLogger("tsbench.report")
 TEMPLATES = Path(__file__).parent / "templates"
@@ -67,10 +68,12 @@ def _environment() -> Environment:
 Inputs = list[tuple[RunResult, Validation | None, dict[str, dict[str, str]]]]
 
 
-def render_document(runs: Sequence[ScaleInputs], history: Sequence[HistoryItem] = ()) -> str:
-    """The report as one HTML document for ``runs`` = (result, validation, examples) per scale;
-    the same text goes to the browser and to WeasyPrint."""
-    context = build_report_context(runs, history)
+def render_document(
+    runs: Sequence[ScaleInputs], history: Sequence[HistoryItem] = (), study: Study | None = None
+) -> str:
+    """The report as one HTML document for ``runs`` = (result, validation, examples) per scale
+    (and ``study``'s claims checked on them); the same text goes to the browser and to WeasyPrint."""
+    context = build_report_context(runs, history, study=study)
     css = Markup((TEMPLATES / STYLESHEET).read_text())  # our own stylesheet, not input
     return _environment().get_template(TEMPLATE).render(css=css, **context.template_vars())
 
@@ -87,6 +90,14 @@ def render_html(
 
 def _comparison_validation(folder: Path) -> Validation | None:
     return read_validation(folder) if (folder / "comparison.json").is_file() else None
+
+
+def study_of(folder: Path) -> Study | None:
+    """The study a comparison folder is an instance of, as ``plan.json`` recorded it when the run
+    was planned; None for an ad-hoc run or a single run folder."""
+    plan = folder / "plan.json"
+    body = read_json(plan).get("study") if plan.is_file() else None
+    return Study.model_validate(body) if body else None
 
 
 def read_inputs(folder: Path) -> Inputs:
@@ -158,7 +169,7 @@ def render_report(
     out = Path(out_dir) if out_dir is not None else run_dir / "report"
     started = time.perf_counter()
     inputs = read_inputs(run_dir)
-    html = render_document(inputs, list(history))
+    html = render_document(inputs, list(history), study_of(run_dir))
     html_done = time.perf_counter()
     pdf = html_to_pdf(html, base_url=str(run_dir))
     files = ReportFiles(

@@ -188,6 +188,7 @@ class QueriesPhase(Record):
     cold: dict[str, QueryStats] = {}
     hot: dict[str, QueryStats] = {}
     hot_passes: int = 0
+    hot_qps_by_pass: dict[str, list[Number]] = {}  # queries/s of each hot pass, per type
     unsupported: dict[str, str] = {}
     answer_checks: AnswerChecks = AnswerChecks()
     errors: QueryErrors = QueryErrors()
@@ -266,7 +267,8 @@ class RunResult(Record):
 
 class Comparison(Record):
     """``comparison.json``: every point's result of one comparison (keyed by ``point_key``: the
-    scale of a plain comparison), the sweep axes that vary, and the targets that failed."""
+    scale of a plain comparison), the sweep axes that vary, the study it is an instance of, and the
+    targets that failed."""
 
     format: str = ""
     run_id: str
@@ -276,6 +278,7 @@ class Comparison(Record):
     targets: list[str] = []
     scales: list[int] = []
     varied: list[str] = []
+    study: str | None = None  # the study's name (plan.json holds the study), None: ad hoc
     failed_targets: list[str] = []
     results: dict[str, RunResult] = {}
 

@@ -16,6 +16,7 @@ from tsbench.report.sections.common import FEW_QUERIES, FEW_SAMPLES, SMALL_ROWS,
 from tsbench.report.sections.load import LoadRow, LoadSection
 from tsbench.report.sections.queries import QueriesSection, QueryCell
 from tsbench.report.sections.status import TargetView
+from tsbench.report.spread import CV_LIMIT
 from tsbench.results.model import CacheReset, RunResult, TargetResult
 
 SEVERITY_ORDER = {"bad": 0, "warn": 1, "info": 2}
@@ -141,6 +142,36 @@ def _same_machine_text(run: Run, _: Any) -> str:
     )
 
 
+def _load_spread_text(run: Run, row: LoadRow) -> str:
+    assert row.spread is not None and row.spread.cv is not None
+    s = row.spread
+    return (
+        f"{row.target.label}'s load rate varied by CV {s.cv:.1%} over {s.n} trials (min / median / "
+        f"max {fmt.rate(s.min)} / {fmt.rate(s.median)} / {fmt.rate(s.max)} rows/s), above "
+        f"{CV_LIMIT:.0%}: differences smaller than that spread are not findings."
+    )
+
+
+def _noisy_queries(run: Run) -> Iterable[tuple[TargetView, list[tuple[str, float]]]]:
+    """Per target, the query types whose hot passes' queries/s vary above ``CV_LIMIT``."""
+    for target in run.targets:
+        noisy = []
+        for row in run.queries.rows:
+            cell = row.cell(target)
+            if cell is not None and cell.spread is not None and cell.spread.flagged:
+                noisy.append((row.type, cell.spread.cv or 0.0))
+        yield target, noisy
+
+
+def _noisy_queries_text(run: Run, item: tuple[TargetView, list[tuple[str, float]]]) -> str:
+    target, noisy = item
+    listed = join([f"{qtype} (CV {cv:.0%})" for qtype, cv in noisy])
+    return (
+        f"{target.label}'s queries/s varied above {CV_LIMIT:.0%} between hot passes for {listed}: "
+        "treat their rankings with care."
+    )
+
+
 def _in_containers(run: Run, _: Any) -> bool:
     remote = [t for t in run.targets if t.runtime in ("aws", "docker")]
     return bool(remote) and run.spec.get("runtime") == "docker"
@@ -172,6 +203,13 @@ RULES: tuple[Rule, ...] = (
         _targets,
     ),
     Rule("warn", _cold_not_cold, _cold_text, _targets),
+    Rule(
+        "warn",
+        lambda run, row: row.spread is not None and row.spread.flagged,
+        _load_spread_text,
+        lambda run: run.load.rows,
+    ),
+    Rule("warn", lambda run, item: bool(item[1]), _noisy_queries_text, _noisy_queries),
     Rule(
         "info",
         lambda run, _: 0 < _rows_total(run) < SMALL_ROWS,

@@ -10,6 +10,7 @@ from tsbench.report import charts, client_share, fmt
 from tsbench.report.client_share import ClientShare, PreparedNote
 from tsbench.report.sections.common import ranked
 from tsbench.report.sections.status import TargetView
+from tsbench.report.spread import Spread, spread
 from tsbench.results.model import LoadPhase, LoadTrial, Number, Resources, RunResult
 
 
@@ -30,6 +31,7 @@ class LoadRow:
     metrics_per_s: Number | None = None
     trial_number: int = 0  # 1-based; 0 without a trial
     trial_rates: tuple[Number, ...] = ()  # rows/s of every trial, when there were several
+    spread: Spread | None = None  # of the trials' rows/s (complete loads, ≥ 2 trials)
     resources: Resources | None = None  # None without a trial; empty when none were sampled
     row_counts: dict[str, int] | None = None
     best: bool = False
@@ -62,6 +64,7 @@ def _trial_row(target: TargetView, load: LoadPhase, trial: LoadTrial, number: in
         metrics_per_s=trial.metrics_per_s if done else None,
         trial_number=number,
         trial_rates=tuple(t.rows_per_s for t in load.trials) if len(load.trials) > 1 else (),
+        spread=spread([t.rows_per_s for t in load.trials]) if done else None,
         resources=trial.resources if trial.resources is not None else Resources(),
         row_counts=trial.row_counts,
     )

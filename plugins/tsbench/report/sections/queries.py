@@ -9,6 +9,7 @@ from tsbench.report import charts, client_share
 from tsbench.report.client_share import ClientRow
 from tsbench.report.sections.common import colours, describe, query_type_order, ranked
 from tsbench.report.sections.status import TargetView
+from tsbench.report.spread import Spread, spread
 from tsbench.results.model import Number, QueriesPhase, QueryStats, RunResult, TargetResult
 
 
@@ -27,6 +28,7 @@ class QueryCell:
     mismatches: int = 0
     clean: bool = False
     best: bool = False
+    spread: Spread | None = None  # of the hot passes' queries/s (≥ 2 passes)
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,7 @@ def cell_for(target: TargetView, body: TargetResult, qtype: str) -> QueryCell:
         errors=errors,
         mismatches=mismatches,
         clean=not errors and not mismatches and ran,
+        spread=spread(queries.hot_qps_by_pass.get(qtype, [])),
     )
 
 

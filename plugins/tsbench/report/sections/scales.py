@@ -5,12 +5,13 @@ load rate against the swept axis, one line per database)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tsbench.report import charts, fmt
 from tsbench.report.sections.common import HEADLINE_TYPES, colours, ranked
 from tsbench.report.sections.status import TargetView
+from tsbench.report.sections.sweep import SweepTable, sweep_tables
 from tsbench.results.model import Number, RunResult
 
 if TYPE_CHECKING:
@@ -89,8 +90,9 @@ class AcrossRow:
 
 @dataclass(frozen=True)
 class AcrossSection:
-    """Load rows/s, disk bytes after settle and headline hot queries/s per point × target, and the
-    chart of load rate along the axis (SVG, "" without figures)."""
+    """Load rows/s, disk bytes after settle and headline hot queries/s per point × target, the
+    chart of load rate along the axis (SVG, "" without figures, or when ``sweep`` charts each
+    numeric axis instead) and the sweep's tables and charts per axis (``tsbench.report.sections.sweep``)."""
 
     axis: Axis
     targets: list[TargetView]
@@ -98,6 +100,7 @@ class AcrossSection:
     footprint: list[AcrossRow]
     queries: list[AcrossRow]
     chart: str
+    sweep: list[SweepTable] = field(default_factory=list)
 
 
 def _row(
@@ -153,11 +156,13 @@ def across_scales_section(scales: Sequence[ScaleView], axis: Axis = Axis()) -> A
     ]
     present = [t for t in HEADLINE_TYPES if any(t in s.queries.types for s in scales)][:ACROSS_TYPES]
     query_rows = [_row(s, targets, _clean_qps(s, qtype), True, qtype) for qtype in present for s in scales]
+    sweep = sweep_tables(scales, targets)
     return AcrossSection(
         axis=axis,
         targets=targets,
         load=load_rows,
         footprint=footprint_rows,
         queries=query_rows,
-        chart=_load_chart(axis, scales, targets, load_rows),
+        chart="" if any(t.chart for t in sweep) else _load_chart(axis, scales, targets, load_rows),
+        sweep=sweep,
     )
