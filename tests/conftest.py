@@ -29,6 +29,14 @@ def small_dataset(dataset_cache: Path) -> Dataset:
     return dataset
 
 
+@pytest.fixture(scope="session")
+def ycsb_dataset(dataset_cache: Path) -> Dataset:
+    """YCSB-TS records (study D's shape): 8 metrics × 6 h at 10 s = 17,280 records."""
+    spec = DatasetSpec.parse(use_case="ycsb-ts", scale=8, end="2016-01-01T06:00:00Z")
+    dataset, _ = ensure_dataset(spec, dataset_cache)
+    return dataset
+
+
 # Folders whose tests share one session-scoped deployment and run in order: one xdist scope each.
 SHARED_FOLDERS = ("tests/scheduler/",)
 # The scopes that take longest (seconds alone on 2 idle cores), handed out first so that no worker

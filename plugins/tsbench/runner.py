@@ -33,7 +33,7 @@ from tsbench.spec import RunSpec
 from tsbench.targets.base import Target, TargetError
 from tsbench.targets.registry import load_target
 from tsbench.workload.dataset import Dataset
-from tsbench.workload.oracle import read_answers
+from tsbench.workload.oracle import AnswerFile
 from tsbench.workload.queries import read_query_set, write_jsonl
 
 log = logging.getLogger("tsbench.run")
@@ -225,7 +225,7 @@ class TargetPhases:
 
     def queries(self) -> dict[str, Any]:
         queries = read_query_set(self.run_dir / "queries.jsonl")
-        expected = read_answers(self.run_dir / "answers.jsonl")
+        expected = AnswerFile(self.run_dir / "answers.jsonl")
         unsupported = self.target_type.capabilities.unsupported
         runnable = [q for q in queries if q.type not in unsupported]
         server = self.server()

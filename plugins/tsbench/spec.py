@@ -120,9 +120,11 @@ class DatasetSpec(_Parsed):
     """What data to generate. Row count per measurement = scale × (end − start) / interval."""
 
     use_case: str = Field(
-        "cpu-only", description="TSBS use case", json_schema_extra=_examples(lambda: USE_CASES)
+        "cpu-only",
+        description="TSBS use case (or ycsb-ts: YCSB-TS's records)",
+        json_schema_extra=_examples(lambda: USE_CASES),
     )
-    scale: int = Field(100, ge=1, le=MAX_SCALE, description="number of hosts (or trucks)")
+    scale: int = Field(100, ge=1, le=MAX_SCALE, description="number of hosts (trucks, metrics)")
     start: int = Field(parse_instant(DEFAULT_START), description="first timestamp, ISO-8601 (UTC)")
     end: int = Field(parse_instant(DEFAULT_END), description="exclusive end, ISO-8601 (UTC)")
     interval: int = Field(10_000_000_000, description="time between epochs, e.g. 10s")
@@ -235,12 +237,16 @@ class QuerySetSpec(DatasetSpec):
     def _queries_fit(self) -> Self:
         if self.query_types is None:
             return self
-        if not USE_CASES[self.use_case].has_cpu:
-            raise ValueError(
-                f"query_types: use case {self.use_case!r} has no cpu measurement; "
-                "the query catalogue reads cpu (use cpu-only or devops)"
-            )
+        families = USE_CASES[self.use_case].query_families
+        if not families:
+            raise ValueError(f"query_types: use case {self.use_case!r} has no queries in the catalogue yet")
         problems = []
+        foreign = [name for name in self.query_types if QUERY_TYPES[name].family not in families]
+        if foreign:
+            problems.append(
+                f"query_types: {', '.join(foreign)} do not apply to use case {self.use_case!r} "
+                f"(it answers the {' and '.join(families)} types)"
+            )
         span = self.end - self.start
         too_long = [name for name in self.query_types if QUERY_TYPES[name].window_ns > span]
         if too_long:
@@ -264,11 +270,12 @@ class QuerySetSpec(DatasetSpec):
         """The explicit list, or every type that fits the span and the use case."""
         if self.query_types is not None:
             return list(self.query_types)
-        if not USE_CASES[self.use_case].has_cpu:
-            return []
+        families = USE_CASES[self.use_case].query_families
         span = self.end - self.start
         return [
-            name for name, q in QUERY_TYPES.items() if q.window_ns <= span and (q.hosts or 0) <= self.scale
+            name
+            for name, q in QUERY_TYPES.items()
+            if q.family in families and q.window_ns <= span and (q.hosts or 0) <= self.scale
         ]
 
     @property

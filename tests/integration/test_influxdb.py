@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 import requests
-from conftest import check_all_queries, load_all
+from conftest import check_all_queries, check_ycsb_ts, load_all
 
 from tsbench.spec import DatasetSpec
 from tsbench.targets.base import TargetError
@@ -139,3 +139,15 @@ def test_tag_values_needing_escapes_are_refused(small_dataset: Dataset) -> None:
         broken = tags.set_column(tags.schema.get_field_index("rack"), "rack", pa.array([bad, *column[1:]]))
         with pytest.raises(TargetError, match="escaped"):
             LineBuilder("influxdb", small_dataset.use_case, broken)
+
+
+def test_ycsb_ts_records_load_and_answer_like_the_oracle(influx, ycsb_dataset: Dataset) -> None:
+    server, _ = influx
+    endpoint = dataclasses.replace(server.endpoint(), database="ycsb")
+    target = InfluxDBTarget(endpoint, ycsb_dataset.use_case, ycsb_dataset.tags())
+    try:
+        check_ycsb_ts(target, ycsb_dataset)
+        tags = influxql(target, 'SHOW TAG KEYS FROM "usermetric"')["values"]
+        assert sorted(v[0] for v in tags) == ["metric", "tag0", "tag1", "tag2"]
+    finally:
+        target.close()

@@ -13,7 +13,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
-from conftest import check_all_queries, load_all
+from conftest import check_all_queries, check_ycsb_ts, load_all
 
 from tsbench.runtimes.local import LocalServer
 from tsbench.spec import DatasetSpec
@@ -144,3 +144,15 @@ def test_iot_keeps_missing_values_as_null(loaded: tuple[LocalServer, Target], da
             assert_stored_like_dataset(iot_target, iot, measurement)
     finally:
         iot_target.close()
+
+
+def test_ycsb_ts_records_load_and_answer_like_the_oracle(
+    loaded: tuple[LocalServer, Target], ycsb_dataset: Dataset
+) -> None:
+    server, target = loaded
+    ycsb_target = type(target)(server.endpoint(), ycsb_dataset.use_case, ycsb_dataset.tags())
+    try:
+        check_ycsb_ts(ycsb_target, ycsb_dataset)
+        assert_stored_like_dataset(ycsb_target, ycsb_dataset, "usermetric")
+    finally:
+        ycsb_target.close()

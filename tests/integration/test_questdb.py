@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from conftest import check_all_queries, load_all
+from conftest import check_all_queries, check_ycsb_ts, load_all
 
 from tsbench.runtimes.local import LocalServer
 from tsbench.spec import DatasetSpec
@@ -187,5 +187,24 @@ def test_iot_floats_and_nulls_round_trip_exactly(
             nulls = sum(v is None for row in expected for v in row[2:])
             assert nulls, "the iot data should have null fields"
             assert sorted(got, key=lambda r: (r[0], r[1])) == expected
+    finally:
+        target.close()
+
+
+def test_ycsb_ts_records_load_and_answer_like_the_oracle(
+    questdb: tuple[LocalServer, Target], ycsb_dataset: Dataset
+) -> None:
+    server, cpu_target = questdb
+    target = type(cpu_target)(server.endpoint(), ycsb_dataset.use_case, ycsb_dataset.tags())
+    try:
+        check_ycsb_ts(target, ycsb_dataset)
+        session = target.session()
+        try:  # the three tags ride on every row
+            rows = session.execute(
+                "SELECT count(DISTINCT tag0), count(*) FROM usermetric WHERE metric = 'metric_3'"
+            )
+        finally:
+            session.close()
+        assert rows == [(1, 2_160)]
     finally:
         target.close()

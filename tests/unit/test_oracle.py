@@ -8,7 +8,7 @@ import pytest
 
 from tsbench.workload.answers import Answer, compare
 from tsbench.workload.dataset import Dataset
-from tsbench.workload.oracle import Oracle, read_answers, write_answers
+from tsbench.workload.oracle import AnswerFile, Oracle, read_answers, write_answers
 from tsbench.workload.queries import DataRange, LogicalQuery, generate_queries
 from tsbench.workload.query_types import QUERY_TYPES, Kind
 
@@ -94,6 +94,10 @@ def test_answers_file_round_trip(tmp_path, small_dataset: Dataset, oracle: Oracl
     assert set(loaded) == {q.id for q in queries}
     for q in queries:
         assert compare(oracle.answer(q), loaded[q.id]).ok
+    lazy = AnswerFile(path)  # one answer at a time, the same answers
+    assert list(lazy) == list(loaded) and len(lazy) == len(loaded)
+    assert all(lazy[query_id] == answer for query_id, answer in loaded.items())
+    assert "nope#0" not in lazy
 
 
 def test_float_means_are_exact_enough(small_dataset: Dataset, frame: pd.DataFrame, oracle: Oracle) -> None:

@@ -70,3 +70,31 @@ def test_jsonl_round_trip(tmp_path: Path, small_dataset: Dataset) -> None:
     assert read_query_set(path) == queries
     first = path.read_text().splitlines()[0]
     assert '"type":"single-groupby-1-1-1"' in first and '"start":"2016-01-01T' in first
+
+
+def test_ycsb_ts_queries_read_the_record_shape(dataset_cache: Path) -> None:
+    """On YCSB-TS records the operations read ``usermetric.value`` of one metric; the oracle answers
+    them (a read finds exactly one record, a count over 1 h at 10 s is 360, 359 where the window
+    reaches past the data's end)."""
+    from tsbench.spec import DatasetSpec, RunSpec
+    from tsbench.workload.dataset import ensure_dataset
+    from tsbench.workload.oracle import Oracle
+
+    spec = DatasetSpec.parse(use_case="ycsb-ts", scale=8, end="2016-01-01T06:00:00Z")
+    dataset, _ = ensure_dataset(spec, dataset_cache)
+    data = DataRange.of(dataset)
+    assert (data.measurement, data.entity_key, data.fields) == ("usermetric", "metric", ("value",))
+    ycsb = [n for n, q in QUERY_TYPES.items() if q.family == "ycsb-ts"]
+    spec8 = RunSpec.parse(targets=["questdb"], use_case="ycsb-ts", scale=8, end="2016-01-01T06:00:00Z")
+    assert spec8.resolved_query_types == ycsb
+    oracle = Oracle(dataset)
+    try:
+        for query in generate_queries(data, ycsb, 3, seed=2):
+            assert query.fields == ("value",) and query.hosts[0].startswith("metric_")
+            answer = oracle.answer(query)
+            if query.type == "ycsb-read":
+                assert len(answer.rows) == 1 and answer.columns == ["time", "hostname", "value"]
+            if query.type == "ycsb-count":
+                assert answer.rows[0][0] in (359.0, 360.0)
+    finally:
+        oracle.close()

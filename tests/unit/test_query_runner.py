@@ -102,3 +102,42 @@ def test_decoding_is_outside_the_timed_window_and_its_failure_is_the_query_error
     assert stats["client_cpu_s"] >= 0 and 0 <= stats["client_share"] <= 1
     failed = next(e for e in result.executions if e.query_id == "lastpoint#1")
     assert failed.latency_ms is None and "not JSON" in failed.error
+
+
+def test_a_memory_budget_cuts_a_type_into_segments_with_the_same_results(small_dataset: Dataset) -> None:
+    """With a budget smaller than one answer, each worker holds one raw answer at a time: the run
+    goes in segments (sessions kept, opened once per worker), every answer is still checked, and the
+    type's wall is the sum of the segments' walls."""
+    from collections import deque
+
+    from tsbench.measure.fetching import FetchPool
+
+    queries = generate_queries(DataRange.of(small_dataset), ["high-cpu-all"], 6, 3)
+    oracle = Oracle(small_dataset)
+    by_id = {q.id: q for q in queries}
+    opened: list[DuckSession] = []
+
+    def open_session() -> DuckSession:
+        opened.append(DuckSession(oracle, by_id, set(), set()))
+        return opened[-1]
+
+    pool = FetchPool(open_session, workers=2, budget_bytes=1)
+    work = deque((q.id, q.type, q.id) for q in queries)
+    segments = []
+    while work:
+        segments.append(pool.segment(work))
+    pool.close()
+    # at most one answer per worker per segment (a worker may find the budget spent before it starts)
+    assert len(segments) >= 3 and all(1 <= len(s.received) <= 2 for s in segments)
+    assert len(opened) <= 2  # each worker's session lives across segments
+    got = [r.execution.query_id for s in segments for r in s.received]
+    assert got == [q.id for q in queries]
+    result = run_pass(
+        "cold",
+        queries,
+        {q.id: q.id for q in queries},
+        {q.id: oracle.answer(q) for q in queries},
+        open_session,
+        2,
+    )
+    assert all(e.answer_ok for e in result.executions) and len(result.executions) == 6

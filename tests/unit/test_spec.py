@@ -59,7 +59,12 @@ def test_texts_are_parsed_and_serialised_back() -> None:
             "window longer",
         ),
         ({"query_types": ["cpu-max-all-8"], "scale": 4}, "query_types", "more hosts than scale 4"),
-        ({"query_types": ["lastpoint"], "use_case": "iot"}, "query_types", "no cpu measurement"),
+        ({"query_types": ["lastpoint"], "use_case": "iot"}, "query_types", "no queries in the catalogue"),
+        (
+            {"query_types": ["ycsb-read", "lastpoint"], "use_case": "ycsb-ts", "scale": 8},
+            "query_types",
+            "lastpoint do not apply to use case 'ycsb-ts'",
+        ),
         ({"queries_per_type": 0}, "queries_per_type", "greater than or equal to 1"),
         ({"colour": "blue"}, "colour", "Extra inputs are not permitted"),
     ],

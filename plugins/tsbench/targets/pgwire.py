@@ -42,6 +42,10 @@ class PgWireSession:
             raise TargetError(f"{self.label}: {message or result.status.name}\n{text[:300]}")
         return result
 
+    def raw_size(self, raw: Any) -> int:
+        """Estimated bytes a libpq result holds: 16 B of bookkeeping and ~16 B of value per cell."""
+        return raw.ntuples * raw.nfields * 32
+
     def decode(self, raw: Any) -> list[tuple[Any, ...]]:
         """Rows of a result ``fetch`` returned, through the connection's loaders; frees it."""
         try:

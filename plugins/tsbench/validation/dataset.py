@@ -55,12 +55,16 @@ from tsbench.validation.dataset_profile import (
     profile_measurement,
 )
 from tsbench.workload.dataset import Dataset, sha256_file
-from tsbench.workload.usecases import CPU_FIELDS
+from tsbench.workload.generate.ycsb import VALUE_RANGE
+from tsbench.workload.usecases import CPU_FIELDS, YCSB
 
 # Use cases whose generator drops whole points and single fields on purpose (TSBS iot keeps ~90 %).
 DROPS_POINTS = frozenset({"iot"})
 # Value ranges per measurement: column → (lo, hi), both inclusive.
-RANGES: dict[str, dict[str, tuple[float, float]]] = {"cpu": dict.fromkeys(CPU_FIELDS, (0, 100))}
+RANGES: dict[str, dict[str, tuple[float, float]]] = {
+    "cpu": dict.fromkeys(CPU_FIELDS, (0, 100)),
+    YCSB.name: dict.fromkeys(YCSB.field_names, VALUE_RANGE),
+}
 __all__ = [
     "DROPS_POINTS",
     "DUPLICATE_EXAMPLES",

@@ -23,19 +23,22 @@ EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 ABS_TOL = 1e-9
 
 
-def answer_columns(qtype: QueryType) -> tuple[list[str], list[str]]:
-    """``(columns, key_columns)`` of an answer to ``qtype``."""
-    aggregated = [f"{qtype.agg}_{f}" for f in qtype.fields]
+def answer_columns(qtype: QueryType, fields: tuple[str, ...] | None = None) -> tuple[list[str], list[str]]:
+    """``(columns, key_columns)`` of an answer to ``qtype`` reading ``fields`` (default: the type's
+    cpu fields; a query's own ``fields`` where the data is not cpu). ``hostname`` names the entity
+    column whatever the entity key is."""
+    fields = qtype.fields if fields is None else fields
+    aggregated = [f"{qtype.agg}_{f}" for f in fields]
     if qtype.kind in (Kind.GROUPBY, Kind.ORDERBY_LIMIT):
         return ["bucket", *aggregated], ["bucket"]
     if qtype.kind is Kind.GROUPBY_HOST:
         return ["bucket", "hostname", *aggregated], ["bucket", "hostname"]
     if qtype.kind is Kind.LASTPOINT:
-        return ["hostname", "time", *qtype.fields], ["hostname"]
+        return ["hostname", "time", *fields], ["hostname"]
     if qtype.kind is Kind.RANGE_AGG:
-        return [f"{qtype.agg}_{qtype.fields[0]}"], []
+        return [f"{qtype.agg}_{fields[0]}"], []
     # HIGH_CPU, READ, SCAN: raw rows
-    return ["time", "hostname", *qtype.fields], ["time", "hostname"]
+    return ["time", "hostname", *fields], ["time", "hostname"]
 
 
 def _cell(value: Any) -> Any:
@@ -63,9 +66,14 @@ class Answer:
     key: list[str] = field(default_factory=list)
 
     @classmethod
-    def build(cls, qtype: QueryType, rows: list[tuple[Any, ...]] | list[list[Any]]) -> Answer:
+    def build(
+        cls,
+        qtype: QueryType,
+        rows: list[tuple[Any, ...]] | list[list[Any]],
+        fields: tuple[str, ...] | None = None,
+    ) -> Answer:
         """Normalise raw database rows (in ``answer_columns`` order) into a canonical answer."""
-        columns, key = answer_columns(qtype)
+        columns, key = answer_columns(qtype, fields)
         clean = []
         for row in rows:
             if len(row) != len(columns):
@@ -82,11 +90,15 @@ class Answer:
         return tuple((row[i] is None, row[i] if row[i] is not None else 0) for i in index)
 
     def to_json(self) -> dict[str, Any]:
-        return {"columns": self.columns, "key": self.key, "rows": [list(r) for r in self.rows]}
+        return {"columns": self.columns, "key": self.key, "rows": self.rows}  # tuples dump as arrays
 
     @classmethod
     def from_json(cls, body: dict[str, Any]) -> Answer:
-        return cls(list(body["columns"]), [tuple(r) for r in body["rows"]], list(body.get("key", [])))
+        """From ``to_json``'s form; its row lists become tuples in place (one copy alive at a time)."""
+        rows = body["rows"]
+        for index, row in enumerate(rows):
+            rows[index] = tuple(row)
+        return cls(list(body["columns"]), rows, list(body.get("key", [])))
 
 
 @dataclass

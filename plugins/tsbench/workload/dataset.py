@@ -42,7 +42,7 @@ FORMAT = "tsbench-dataset/1"
 DEFAULT_CACHE_DIR = Path(__file__).resolve().parents[3] / "datasets" / "cache"
 PARQUET_OPTIONS: dict[str, Any] = {"compression": "zstd", "compression_level": 1}
 # Bytes per row on disk (measured, rounded up) used to refuse datasets that cannot fit.
-BYTES_PER_ROW = {"cpu-only": 12, "devops": 40, "iot": 40}
+BYTES_PER_ROW = {"cpu-only": 12, "devops": 40, "iot": 40, "ycsb-ts": 12}
 
 
 class DatasetError(RuntimeError):

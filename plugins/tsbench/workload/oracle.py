@@ -6,8 +6,10 @@ float64; buckets are ``floor(epoch_ns / bucket_ns) * bucket_ns`` (aligned to the
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Iterable, Iterator
+import re
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +27,7 @@ def _host_filter(query: LogicalQuery, params: list[Any]) -> str:
     if query.hosts is None:
         return "TRUE"
     params.append(list(query.hosts))
-    return "list_contains(?, hostname)"
+    return "list_contains(?, entity)"
 
 
 def _window(query: LogicalQuery, params: list[Any], end_only: bool = False) -> str:
@@ -37,7 +39,8 @@ def _window(query: LogicalQuery, params: list[Any], end_only: bool = False) -> s
 
 
 def oracle_sql(query: LogicalQuery) -> tuple[str, list[Any]]:
-    """DuckDB SQL (over a view ``cpu_ns`` with integer ns column ``t``) and its parameters."""
+    """DuckDB SQL (over a view ``rows_ns`` of the queried measurement with integer ns column ``t``
+    and the entity key as ``entity``) and its parameters."""
     qtype = query.query_type
     params: list[Any] = []
     fields = list(query.fields)
@@ -46,14 +49,14 @@ def oracle_sql(query: LogicalQuery) -> tuple[str, list[Any]]:
         agg = {"max": "max", "mean": "avg"}[qtype.agg]
         values = ", ".join(f"{agg}({f})::DOUBLE" for f in fields)
         bucket = f"(t // {qtype.bucket_ns}) * {qtype.bucket_ns}"
-        by_host = ", hostname" if qtype.kind is Kind.GROUPBY_HOST else ""
+        by_host = ", entity" if qtype.kind is Kind.GROUPBY_HOST else ""
         where = f"{_window(query, params)} AND {_host_filter(query, params)}"
-        return f"SELECT {bucket} AS b{by_host}, {values} FROM cpu_ns WHERE {where} GROUP BY ALL", params
+        return f"SELECT {bucket} AS b{by_host}, {values} FROM rows_ns WHERE {where} GROUP BY ALL", params
     if qtype.kind is Kind.ORDERBY_LIMIT:
         bucket = f"(t // {qtype.bucket_ns}) * {qtype.bucket_ns}"
         where = _window(query, params, end_only=True)
         return (
-            f"SELECT {bucket} AS b, max({fields[0]})::DOUBLE FROM cpu_ns WHERE {where} "
+            f"SELECT {bucket} AS b, max({fields[0]})::DOUBLE FROM rows_ns WHERE {where} "
             f"GROUP BY b ORDER BY b DESC LIMIT {qtype.limit}",
             params,
         )
@@ -61,26 +64,26 @@ def oracle_sql(query: LogicalQuery) -> tuple[str, list[Any]]:
         where = (
             f"{_window(query, params)} AND {_host_filter(query, params)} AND usage_user > {qtype.threshold}"
         )
-        return f"SELECT t, hostname, {all_fields} FROM cpu_ns WHERE {where}", params
+        return f"SELECT t, entity, {all_fields} FROM rows_ns WHERE {where}", params
     if qtype.kind is Kind.LASTPOINT:
         return (
-            f"SELECT hostname, t, {all_fields} FROM cpu_ns "
-            "QUALIFY row_number() OVER (PARTITION BY hostname ORDER BY t DESC) = 1",
+            f"SELECT entity, t, {all_fields} FROM rows_ns "
+            "QUALIFY row_number() OVER (PARTITION BY entity ORDER BY t DESC) = 1",
             params,
         )
     if qtype.kind is Kind.READ:
         params.append(query.at_ns)
         return (
-            f"SELECT t, hostname, {all_fields} FROM cpu_ns WHERE t = ? AND {_host_filter(query, params)}",
+            f"SELECT t, entity, {all_fields} FROM rows_ns WHERE t = ? AND {_host_filter(query, params)}",
             params,
         )
     if qtype.kind is Kind.SCAN:
         where = f"{_window(query, params)} AND {_host_filter(query, params)}"
-        return f"SELECT t, hostname, {all_fields} FROM cpu_ns WHERE {where}", params
+        return f"SELECT t, entity, {all_fields} FROM rows_ns WHERE {where}", params
     if qtype.kind is Kind.RANGE_AGG:
         agg = {"count": "count", "avg": "avg", "sum": "sum"}[qtype.agg]
         where = f"{_window(query, params)} AND {_host_filter(query, params)}"
-        return f"SELECT {agg}({fields[0]})::DOUBLE FROM cpu_ns WHERE {where}", params
+        return f"SELECT {agg}({fields[0]})::DOUBLE FROM rows_ns WHERE {where}", params
     raise ValueError(f"the oracle has no rule for query kind {qtype.kind}")
 
 
@@ -91,16 +94,17 @@ class Oracle:
         self.connection = duckdb.connect()
         if threads:
             self.connection.execute(f"SET threads = {int(threads)}")
-        source = str(dataset.glob("cpu")).replace("'", "''")
+        use_case = dataset.use_case
+        source = str(dataset.glob(use_case.queried)).replace("'", "''")
         self.connection.execute(
-            "CREATE VIEW cpu_ns AS SELECT epoch_ns(time) AS t, * EXCLUDE (time) "
-            f"FROM read_parquet('{source}')"
+            f'CREATE VIEW rows_ns AS SELECT epoch_ns(time) AS t, "{use_case.entity_key}" AS entity, '
+            f"* EXCLUDE (time) FROM read_parquet('{source}')"
         )
 
     def answer(self, query: LogicalQuery) -> Answer:
         sql, params = oracle_sql(query)
         rows = self.connection.execute(sql, params).fetchall()
-        return Answer.build(query.query_type, rows)
+        return Answer.build(query.query_type, rows, query.fields)
 
     def answers(
         self, queries: Iterable[LogicalQuery], progress: Progress | None = None
@@ -120,4 +124,39 @@ def write_answers(path: str | os.PathLike[str], answered: Iterable[tuple[Logical
 
 
 def read_answers(path: str | os.PathLike[str]) -> dict[str, Answer]:
+    """Every answer in memory (small answer files: tests, reports)."""
     return {body["id"]: Answer.from_json(body) for body in read_jsonl(path)}
+
+
+_ID = re.compile(rb'\{"id":("(?:[^"\\]|\\.)*")')
+
+
+class AnswerFile(Mapping[str, Answer]):
+    """answers.jsonl read one answer at a time: opening it indexes where each query's line starts
+    (from the line's leading ``{"id": …}``, without parsing the rest); ``answers[id]`` parses that
+    line alone. Memory stays at one answer, however large the file (a high-cpu-all answer at 4,000
+    hosts holds about a million rows)."""
+
+    def __init__(self, path: str | os.PathLike[str]):
+        self.path = Path(path)
+        self._where: dict[str, tuple[int, int]] = {}
+        with open(self.path, "rb") as handle:
+            offset = 0
+            for line in handle:
+                found = _ID.match(line)
+                if found is None:
+                    raise ValueError(f"{self.path}: a line at byte {offset} does not start with its id")
+                self._where[json.loads(found.group(1))] = (offset, len(line))
+                offset += len(line)
+
+    def __getitem__(self, query_id: str) -> Answer:
+        offset, length = self._where[query_id]
+        with open(self.path, "rb") as handle:
+            handle.seek(offset)
+            return Answer.from_json(json.loads(handle.read(length)))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)

@@ -21,6 +21,7 @@ import numpy as np
 from tsbench.timeutil import NS_PER_SECOND, format_instant
 from tsbench.workload.generate.common import stream
 from tsbench.workload.query_types import Kind, QueryType, get_query_type
+from tsbench.workload.usecases import CPU_FIELDS
 
 
 @dataclass(frozen=True)
@@ -32,16 +33,23 @@ class DataRange:
     interval_ns: int
     entities: int
     entity_prefix: str = "host_"
+    measurement: str = "cpu"  # the measurement queries read
+    entity_key: str = "hostname"
+    fields: tuple[str, ...] = CPU_FIELDS  # the fields queries may read, in order
 
     @classmethod
     def of(cls, dataset: Any) -> DataRange:
         """From a ``Dataset`` (duck-typed to avoid importing dataset I/O here)."""
+        use_case = dataset.use_case
         return cls(
             dataset.start_ns,
             dataset.end_ns,
             dataset.interval_ns,
             dataset.scale,
-            dataset.use_case.entity_prefix,
+            use_case.entity_prefix,
+            use_case.queried,
+            use_case.entity_key,
+            use_case.query_fields,
         )
 
 
@@ -49,7 +57,8 @@ class DataRange:
 class LogicalQuery:
     """One query. ``hosts`` None = all hosts. Times are ns UTC; windows are ``[start_ns, end_ns)``.
 
-    ``at_ns`` is the exact timestamp of a READ. ``fields`` are the cpu fields the query reads.
+    ``at_ns`` is the exact timestamp of a READ. ``fields`` are the fields the query reads, of
+    ``measurement``, whose entity key (tag or column) is ``entity``.
     """
 
     id: str
@@ -59,6 +68,8 @@ class LogicalQuery:
     start_ns: int | None = None
     end_ns: int | None = None
     at_ns: int | None = None
+    measurement: str = "cpu"
+    entity: str = "hostname"
 
     @property
     def query_type(self) -> QueryType:
@@ -82,6 +93,8 @@ class LogicalQuery:
             start_ns=body.get("start_ns"),
             end_ns=body.get("end_ns"),
             at_ns=body.get("at_ns"),
+            measurement=body.get("measurement", "cpu"),
+            entity=body.get("entity", "hostname"),
         )
 
 
@@ -103,8 +116,10 @@ def make_query(qtype: QueryType, index: int, rng: np.random.Generator, data: Dat
     common: dict[str, Any] = {
         "id": f"{qtype.name}#{index}",
         "type": qtype.name,
-        "fields": qtype.fields,
+        "fields": data.fields[: qtype.nfields],
         "hosts": hosts,
+        "measurement": data.measurement,
+        "entity": data.entity_key,
     }
     if qtype.kind is Kind.LASTPOINT:
         return LogicalQuery(**common)

@@ -1,7 +1,9 @@
 """The catalogue of logical query types (TSBS devops queries + YCSB-TS operations).
 
 A query type fixes the semantics; a logical query (see ``queries.py``) adds the random parts
-(hosts, time window). Every type reads the ``cpu`` measurement. Buckets are aligned to the Unix
+(hosts, time window) and what it reads: the use case's queried measurement and its first ``nfields``
+fields (``cpu`` and its ten fields for devops data; ``usermetric.value`` for YCSB-TS records). A use
+case answers the families it declares (``UseCase.query_families``). Buckets are aligned to the Unix
 epoch (``floor(time / bucket) * bucket``); windows are half-open ``[start, end)``.
 """
 
@@ -51,6 +53,7 @@ class QueryType:
 
     @property
     def fields(self) -> tuple[str, ...]:
+        """The cpu fields it reads on devops data (a query's own ``fields`` say what it reads)."""
         return CPU_FIELDS[: self.nfields]
 
     @property
@@ -79,9 +82,10 @@ _DESCRIPTIONS = {
     Kind.LASTPOINT: "the most recent row of every host",
     Kind.ORDERBY_LIMIT: "max(usage_user) per {q.bucket_text} for the last {q.limit} buckets before "
     "a random end time",
-    Kind.READ: "one row of one host by exact timestamp",
-    Kind.SCAN: "all rows of one host in a {q.window_text} window",
-    Kind.RANGE_AGG: "{q.agg}(usage_user) of one host over a {q.window_text} window",
+    Kind.READ: "one row of one host (metric) by exact timestamp",
+    Kind.SCAN: "all rows of one host (metric) in a {q.window_text} window",
+    Kind.RANGE_AGG: "{q.agg} of the first field (usage_user; value on ycsb-ts data) of one host (metric) "
+    "over a {q.window_text} window",
 }
 
 

@@ -1,9 +1,10 @@
-"""Use cases and their measurements: names, tags and fields in TSBS order.
+"""Use cases and their measurements: names, tags and fields in TSBS order (YCSB-TS's for ycsb-ts).
 
-A use case simulates ``scale`` entities (hosts or trucks). Each entity carries fixed tags
+A use case simulates ``scale`` entities (hosts, trucks, metrics). Each entity carries fixed tags
 (``entity_tags``, the first being its name, e.g. ``hostname``). Each measurement is one table whose
 rows are ``(time, <entity key>, <extra tags…>, <fields…>)``; the entity's other tags live once per
-entity in the dataset's ``tags`` table.
+entity in the dataset's ``tags`` table. A use case names the measurement its queries read, the
+fields they may read (in order) and the query families it answers (``query_types.QueryType.family``).
 """
 
 from __future__ import annotations
@@ -74,11 +75,17 @@ class UseCase:
     entity_prefix: str
     entity_tags: tuple[str, ...]
     measurements: tuple[Measurement, ...]
-    has_cpu: bool
+    query_families: tuple[str, ...] = ()
+    queried: str = "cpu"  # the measurement every query reads
 
     @property
     def entity_key(self) -> str:
         return self.entity_tags[0]
+
+    @property
+    def query_fields(self) -> tuple[str, ...]:
+        """The fields queries read, in order (a type reading M fields reads the first M)."""
+        return self.measurement(self.queried).field_names if self.query_families else ()
 
     def measurement(self, name: str) -> Measurement:
         for item in self.measurements:
@@ -234,10 +241,17 @@ IOT_MEASUREMENTS = (
     ),
 )
 
+# YCSB-TS (study D): a record is a timestamp, three string tags and one double, written to one of a
+# few metrics (the study's 8 containers); the metrics are the entities, the tags ride on every row.
+YCSB_TAGS = ("tag0", "tag1", "tag2")
+YCSB = Measurement("usermetric", (("value", FLOAT),), YCSB_TAGS)
+
+_CPU_FAMILIES = ("devops", "ycsb-ts")
 USE_CASES: dict[str, UseCase] = {
-    "cpu-only": UseCase("cpu-only", "host_", HOST_TAGS, (CPU,), has_cpu=True),
-    "devops": UseCase("devops", "host_", HOST_TAGS, DEVOPS_MEASUREMENTS, has_cpu=True),
-    "iot": UseCase("iot", "truck_", TRUCK_TAGS, IOT_MEASUREMENTS, has_cpu=False),
+    "cpu-only": UseCase("cpu-only", "host_", HOST_TAGS, (CPU,), _CPU_FAMILIES),
+    "devops": UseCase("devops", "host_", HOST_TAGS, DEVOPS_MEASUREMENTS, _CPU_FAMILIES),
+    "iot": UseCase("iot", "truck_", TRUCK_TAGS, IOT_MEASUREMENTS),
+    "ycsb-ts": UseCase("ycsb-ts", "metric_", ("metric",), (YCSB,), ("ycsb-ts",), queried="usermetric"),
 }
 
 

@@ -148,6 +148,6 @@ RENDERERS: dict[Kind, Callable[[LogicalQuery, str, str], str]] = {
 }
 
 
-def render(query: LogicalQuery, entity: str = "hostname", table: str = "cpu") -> str:
-    """The query as ClickHouse SQL; ``entity`` is the entity key column (``hostname``)."""
-    return RENDERERS[query.query_type.kind](query, entity, table)
+def render(query: LogicalQuery) -> str:
+    """The query as ClickHouse SQL over its own table and entity key column (``cpu``, ``hostname``)."""
+    return RENDERERS[query.query_type.kind](query, query.entity, query.measurement)

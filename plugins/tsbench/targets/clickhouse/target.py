@@ -256,7 +256,7 @@ class ClickHouseTarget(Target):
         return int(self._admin(f"SELECT count() FROM {self.qualified(measurement)}")[0][0])
 
     def render(self, query: LogicalQuery) -> str:
-        return dialect.render(query, self.use_case.entity_key, "cpu")
+        return dialect.render(query)
 
     def session(self) -> ClickHouseSession:
         return ClickHouseSession(self.endpoint, self.database)

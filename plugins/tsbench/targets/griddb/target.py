@@ -114,7 +114,9 @@ class GridDBTarget(Target):
 
     @cached_property
     def query_layout(self) -> Layout:
-        return self.layouts.get(CPU.name) or layout(CPU)  # every query type reads cpu
+        """The layout of the measurement every query reads (``cpu``; ``usermetric`` for YCSB-TS)."""
+        queried = self.use_case.queried
+        return self.layouts.get(queried) or layout(CPU)
 
     # -- connections -------------------------------------------------------------------------------
 

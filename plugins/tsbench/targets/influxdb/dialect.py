@@ -31,8 +31,6 @@ from collections.abc import Callable
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.query_types import Kind
 
-MEASUREMENT = "cpu"
-HOST_TAG = "hostname"
 THRESHOLD_FIELD = "usage_user"  # high-cpu filters on it (the oracle's rule)
 AGGREGATES = {"max": "max", "mean": "mean", "avg": "mean", "count": "count", "sum": "sum"}
 NO_ROWS = {"count": "0", "avg": "null", "sum": "null"}
@@ -65,7 +63,7 @@ def _window(query: LogicalQuery) -> str:
 def _hosts(query: LogicalQuery) -> str:
     if query.hosts is None:
         return ""
-    terms = [f"{ident(HOST_TAG)} = {literal(host)}" for host in query.hosts]
+    terms = [f"{ident(query.entity)} = {literal(host)}" for host in query.hosts]
     return terms[0] if len(terms) == 1 else "(" + " OR ".join(terms) + ")"
 
 
@@ -89,14 +87,14 @@ def _aggregates(query: LogicalQuery) -> tuple[list[str], str]:
 
 
 def _raw_fields(query: LogicalQuery) -> str:
-    return ", ".join(ident(f) for f in (HOST_TAG, *query.fields))
+    return ", ".join(ident(f) for f in (query.entity, *query.fields))
 
 
 def render_groupby(query: LogicalQuery) -> str:
     names, select = _aggregates(query)
     bucket = _bucket(query.query_type.bucket_ns)
     return header(["bucket", *names]) + (
-        f"SELECT {select} FROM {MEASUREMENT}{_where(_hosts(query), _window(query))} "
+        f"SELECT {select} FROM {ident(query.measurement)}{_where(_hosts(query), _window(query))} "
         f"GROUP BY time({bucket}) fill(none)"
     )
 
@@ -104,25 +102,26 @@ def render_groupby(query: LogicalQuery) -> str:
 def render_groupby_host(query: LogicalQuery) -> str:
     names, select = _aggregates(query)
     bucket = _bucket(query.query_type.bucket_ns)
-    return header(["bucket", HOST_TAG, *names]) + (
-        f"SELECT {select} FROM {MEASUREMENT}{_where(_hosts(query), _window(query))} "
-        f"GROUP BY time({bucket}), {ident(HOST_TAG)} fill(none)"
+    return header(["bucket", query.entity, *names]) + (
+        f"SELECT {select} FROM {ident(query.measurement)}{_where(_hosts(query), _window(query))} "
+        f"GROUP BY time({bucket}), {ident(query.entity)} fill(none)"
     )
 
 
 def render_high_cpu(query: LogicalQuery) -> str:
     qtype = query.query_type
     condition = f"{ident(THRESHOLD_FIELD)} > {float(qtype.threshold)!r}"
-    return header(["time", HOST_TAG, *query.fields]) + (
-        f"SELECT {_raw_fields(query)} FROM {MEASUREMENT}{_where(condition, _hosts(query), _window(query))}"
+    where = _where(condition, _hosts(query), _window(query))
+    return header(["time", query.entity, *query.fields]) + (
+        f"SELECT {_raw_fields(query)} FROM {ident(query.measurement)}{where}"
     )
 
 
 def render_lastpoint(query: LogicalQuery) -> str:
     fields = ", ".join(ident(f) for f in query.fields)
-    return header([HOST_TAG, "time", *query.fields]) + (
-        f"SELECT {fields} FROM {MEASUREMENT}{_where(_hosts(query))} "
-        f"GROUP BY {ident(HOST_TAG)} ORDER BY time DESC LIMIT 1"
+    return header([query.entity, "time", *query.fields]) + (
+        f"SELECT {fields} FROM {ident(query.measurement)}{_where(_hosts(query))} "
+        f"GROUP BY {ident(query.entity)} ORDER BY time DESC LIMIT 1"
     )
 
 
@@ -130,27 +129,28 @@ def render_orderby_limit(query: LogicalQuery) -> str:
     qtype = query.query_type
     names, select = _aggregates(query)
     return header(["bucket", *names]) + (
-        f"SELECT {select} FROM {MEASUREMENT}{_where(_hosts(query), _window(query))} "
+        f"SELECT {select} FROM {ident(query.measurement)}{_where(_hosts(query), _window(query))} "
         f"GROUP BY time({_bucket(qtype.bucket_ns)}) fill(none) ORDER BY time DESC LIMIT {int(qtype.limit)}"
     )
 
 
 def render_read(query: LogicalQuery) -> str:
-    return header(["time", HOST_TAG, *query.fields]) + (
-        f"SELECT {_raw_fields(query)} FROM {MEASUREMENT}{_where(_hosts(query), f'time = {int(query.at_ns)}')}"
+    where = _where(_hosts(query), f"time = {int(query.at_ns)}")
+    return header(["time", query.entity, *query.fields]) + (
+        f"SELECT {_raw_fields(query)} FROM {ident(query.measurement)}{where}"
     )
 
 
 def render_scan(query: LogicalQuery) -> str:
-    return header(["time", HOST_TAG, *query.fields]) + (
-        f"SELECT {_raw_fields(query)} FROM {MEASUREMENT}{_where(_hosts(query), _window(query))}"
+    return header(["time", query.entity, *query.fields]) + (
+        f"SELECT {_raw_fields(query)} FROM {ident(query.measurement)}{_where(_hosts(query), _window(query))}"
     )
 
 
 def render_range_agg(query: LogicalQuery) -> str:
     names, select = _aggregates(query)
     return header(names, NO_ROWS[query.query_type.agg]) + (
-        f"SELECT {select} FROM {MEASUREMENT}{_where(_hosts(query), _window(query))}"
+        f"SELECT {select} FROM {ident(query.measurement)}{_where(_hosts(query), _window(query))}"
     )
 
 

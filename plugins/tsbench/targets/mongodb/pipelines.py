@@ -114,10 +114,9 @@ class RowFilter:
 
 
 class RowSource(ABC):
-    """The rows of the ``cpu`` collection as a stream of items; subclasses say how (``rows``) and
+    """The rows of the queried collection as a stream of items; subclasses say how (``rows``) and
     where each item holds a row's time, entity name and fields (paths without ``$``)."""
 
-    collection = "cpu"
     time: str
     entity: str
 
@@ -244,5 +243,5 @@ def parse_query_text(text: str) -> ParsedQuery:
 
 
 def render(query: LogicalQuery, source: RowSource) -> str:
-    columns, _ = answer_columns(query.query_type)
-    return query_text(source.collection, columns, pipeline(query, source))
+    columns, _ = answer_columns(query.query_type, query.fields)
+    return query_text(query.measurement, columns, pipeline(query, source))

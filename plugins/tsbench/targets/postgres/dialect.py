@@ -1,11 +1,13 @@
-"""SQL for the logical queries over the TSBS relational schema (``tags`` + ``cpu``).
+"""SQL for the logical queries over the TSBS relational schema (``tags`` + one table per measurement).
 
 One method per query ``Kind`` (the table ``RENDERERS`` maps kinds to them). The only thing that
 differs between plain PostgreSQL and TimescaleDB is the bucketing expression: ``SqlDialect.bucket``
 uses ``date_bin`` with the Unix epoch as origin; TimescaleDB's dialect overrides it with
 ``time_bucket``. Hosts are filtered as TSBS does, through the tags table
 (``tags_id IN (SELECT id FROM tags WHERE hostname IN (…))``); host names in answers come from a join
-with ``tags``. Windows are half-open ``[start, end)``; instants are written as UTC literals.
+with ``tags``. The table and the entity key column are the query's own (``cpu`` / ``hostname``, or
+``usermetric`` / ``metric`` for YCSB-TS records). Windows are half-open ``[start, end)``; instants
+are written as UTC literals.
 """
 
 from __future__ import annotations
@@ -48,9 +50,7 @@ def literal(text: str) -> str:
 class SqlDialect:
     """Renders logical queries for PostgreSQL; subclasses change ``bucket`` only."""
 
-    table = "cpu"
     tags_table = "tags"
-    entity_key = "hostname"
 
     def bucket(self, bucket_ns: int, column: str = "time") -> str:
         """Start of the epoch-aligned bucket of width ``bucket_ns`` containing ``column``."""
@@ -67,7 +67,7 @@ class SqlDialect:
         if query.hosts is None:
             return ""
         names = ", ".join(literal(h) for h in query.hosts)
-        return f" AND {column} IN (SELECT id FROM {self.tags_table} WHERE {self.entity_key} IN ({names}))"
+        return f" AND {column} IN (SELECT id FROM {self.tags_table} WHERE {query.entity} IN ({names}))"
 
     def window(self, query: LogicalQuery, column: str = "time") -> str:
         assert query.start_ns is not None and query.end_ns is not None, f"{query.id} has no window"
@@ -84,7 +84,7 @@ class SqlDialect:
         qtype = query.query_type
         return (
             f"SELECT {self.bucket(qtype.bucket_ns)} AS bucket, {self.aggregates(query)} "
-            f"FROM {self.table} WHERE {self.window(query)}{self.host_filter(query)} "
+            f"FROM {query.measurement} WHERE {self.window(query)}{self.host_filter(query)} "
             "GROUP BY bucket ORDER BY bucket"
         )
 
@@ -93,17 +93,17 @@ class SqlDialect:
         values = ", ".join(f"b.{qtype.agg}_{f}" for f in query.fields)
         return (
             f"WITH b AS (SELECT {self.bucket(qtype.bucket_ns)} AS bucket, tags_id, {self.aggregates(query)} "
-            f"FROM {self.table} WHERE {self.window(query)}{self.host_filter(query)} "
+            f"FROM {query.measurement} WHERE {self.window(query)}{self.host_filter(query)} "
             "GROUP BY bucket, tags_id) "
-            f"SELECT b.bucket, t.{self.entity_key}, {values} "
-            f"FROM b JOIN {self.tags_table} t ON t.id = b.tags_id ORDER BY b.bucket, t.{self.entity_key}"
+            f"SELECT b.bucket, t.{query.entity}, {values} "
+            f"FROM b JOIN {self.tags_table} t ON t.id = b.tags_id ORDER BY b.bucket, t.{query.entity}"
         )
 
     def raw_rows(self, query: LogicalQuery, condition: str) -> str:
         fields = ", ".join(f"c.{f}" for f in query.fields)
         return (
-            f"SELECT c.time, t.{self.entity_key}, {fields} "
-            f"FROM {self.table} c JOIN {self.tags_table} t ON t.id = c.tags_id "
+            f"SELECT c.time, t.{query.entity}, {fields} "
+            f"FROM {query.measurement} c JOIN {self.tags_table} t ON t.id = c.tags_id "
             f"WHERE {condition}{self.host_filter(query, 'c.tags_id')}"
         )
 
@@ -122,12 +122,13 @@ class SqlDialect:
         fields = ", ".join(query.fields)
         only = ""
         if query.hosts is not None:
-            only = f" WHERE t.{self.entity_key} IN ({', '.join(literal(h) for h in query.hosts)})"
+            only = f" WHERE t.{query.entity} IN ({', '.join(literal(h) for h in query.hosts)})"
+        newest = (
+            f"SELECT time, {fields} FROM {query.measurement} WHERE tags_id = t.id ORDER BY time DESC LIMIT 1"
+        )
         return (
-            f"SELECT t.{self.entity_key}, c.time, {', '.join(f'c.{f}' for f in query.fields)} "
-            f"FROM {self.tags_table} t CROSS JOIN LATERAL "
-            f"(SELECT time, {fields} FROM {self.table} WHERE tags_id = t.id ORDER BY time DESC LIMIT 1) c"
-            f"{only} ORDER BY t.{self.entity_key}"
+            f"SELECT t.{query.entity}, c.time, {', '.join(f'c.{f}' for f in query.fields)} "
+            f"FROM {self.tags_table} t CROSS JOIN LATERAL ({newest}) c{only} ORDER BY t.{query.entity}"
         )
 
     def orderby_limit(self, query: LogicalQuery) -> str:
@@ -135,14 +136,14 @@ class SqlDialect:
         assert query.end_ns is not None, f"{query.id} has no end"
         return (
             f"SELECT {self.bucket(qtype.bucket_ns)} AS bucket, {self.aggregates(query)} "
-            f"FROM {self.table} WHERE time < {instant(query.end_ns)}{self.host_filter(query)} "
+            f"FROM {query.measurement} WHERE time < {instant(query.end_ns)}{self.host_filter(query)} "
             f"GROUP BY bucket ORDER BY bucket DESC LIMIT {qtype.limit}"
         )
 
     def range_agg(self, query: LogicalQuery) -> str:
         return (
             f"SELECT {self.aggregates(query)} "
-            f"FROM {self.table} WHERE {self.window(query)}{self.host_filter(query)}"
+            f"FROM {query.measurement} WHERE {self.window(query)}{self.host_filter(query)}"
         )
 
 

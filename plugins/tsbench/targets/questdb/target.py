@@ -272,7 +272,7 @@ class QuestDBTarget(Target):
         return int(self._admin(f"SELECT count() FROM {measurement}")[0][0])
 
     def render(self, query: LogicalQuery) -> str:
-        return dialect.render(query, self.use_case.entity_key, "cpu")
+        return dialect.render(query)
 
     def session(self) -> QuestDBRestSession:
         """REST ``/exec`` (TSBS's protocol for QuestDB), the JSON body received whole as bytes and

@@ -25,8 +25,9 @@ def _simulators() -> dict[str, type[Simulator]]:
     from tsbench.workload.generate.cpu import CpuOnly
     from tsbench.workload.generate.devops import Devops
     from tsbench.workload.generate.iot import Iot
+    from tsbench.workload.generate.ycsb import Ycsb
 
-    return {cls.use_case_name: cls for cls in (CpuOnly, Devops, Iot)}
+    return {cls.use_case_name: cls for cls in (CpuOnly, Devops, Iot, Ycsb)}
 
 
 def _dictionary_column(values_per_entity: np.ndarray, entity_index: np.ndarray) -> pa.DictionaryArray:

@@ -1,0 +1,146 @@
+"""One large point through the comparison DAG (``dag.test()``, every task in this process): wall
+time and peak RSS of the orchestrating process per task, and each target's phases as measured.
+
+    .venv/bin/python bench/large_point.py [--scale 4000] [--duration 1d] [--trials 1]
+
+Peak RSS per task = the highest resident set of this process sampled every 0.2 s while the task ran
+(``/proc/self/status`` VmRSS); the process's own high-water mark (``ru_maxrss``) is printed at the
+end. Database servers are other processes and not counted. Nothing in the pipeline may hold a whole
+dataset in memory: at 4,000 hosts × 1 day (34.56 M rows) the peak must stay ≤ 2 GB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TASK = re.compile(r"running task <TaskInstance: tsbench_comparison\.([\w.]+) .*?(map_index=(\d+))?")
+
+
+def rss_bytes() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+class TaskWatch(logging.Handler):
+    """Which task runs (from dag.test's log), its start, and the peak RSS sampled meanwhile."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tasks: list[list] = []  # [name, started, ended, peak_rss]
+        self.guard = threading.Lock()
+        self.done = threading.Event()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        found = TASK.search(record.getMessage())
+        if found:
+            now = time.perf_counter()
+            name = found.group(1) + (f"[{found.group(3)}]" if found.group(3) else "")
+            with self.guard:
+                if self.tasks:
+                    self.tasks[-1][2] = now
+                self.tasks.append([name, now, None, rss_bytes()])
+
+    def sample(self) -> None:
+        while not self.done.wait(0.2):
+            value = rss_bytes()
+            with self.guard:
+                if self.tasks:
+                    self.tasks[-1][3] = max(self.tasks[-1][3], value)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--targets", default="questdb,timescaledb,postgres,influxdb")
+    parser.add_argument("--scale", type=int, default=4000)
+    parser.add_argument("--duration", default="1d")
+    parser.add_argument("--trials", type=int, default=1)
+    parser.add_argument("--queries-per-type", type=int, default=5)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="tsbench-large-", dir="/var/tmp"))
+    work.chmod(0o755)  # the servers run as their own users (PostgreSQL as postgres)
+    os.environ.update(
+        AIRFLOW_HOME=str(work / "airflow"),
+        AIRFLOW__CORE__DAGS_FOLDER=str(ROOT / "dags"),
+        AIRFLOW__CORE__PLUGINS_FOLDER=str(ROOT / "plugins"),
+        AIRFLOW__CORE__LOAD_EXAMPLES="False",
+        TSBENCH_RESULTS=str(work / "out" / "runs"),
+        TSBENCH_DATASETS=str(work / "datasets"),
+        TSBENCH_STATE=str(work / "state"),
+    )
+    sys.path.insert(0, str(ROOT / "plugins"))
+    airflow = Path(sys.executable).with_name("airflow")
+    subprocess.run([str(airflow), "db", "migrate"], check=True, capture_output=True)
+    from airflow.dag_processing.dagbag import DagBag
+
+    from tsbench.airflow.params import DEFAULTS
+
+    watch = TaskWatch()
+    logging.getLogger().addHandler(watch)
+    logging.getLogger().setLevel(logging.INFO)
+    sampler = threading.Thread(target=watch.sample, daemon=True)
+    sampler.start()
+    dag = DagBag(dag_folder=str(ROOT / "dags")).get_dag("tsbench_comparison")
+    conf = {
+        **DEFAULTS,
+        "scales": [args.scale],
+        "duration": args.duration,
+        "targets": args.targets.split(","),
+        "trials": [args.trials],
+        "queries_per_type": args.queries_per_type,
+        "hot_runs": 1,
+    }
+    started = time.perf_counter()
+    run = dag.test(run_conf=conf)
+    wall = time.perf_counter() - started
+    watch.done.set()
+    with watch.guard:
+        if watch.tasks and watch.tasks[-1][2] is None:
+            watch.tasks[-1][2] = time.perf_counter()
+    report(run.state, wall, watch.tasks, work, args)
+
+
+def report(state: str, wall: float, tasks: list[list], work: Path, args: argparse.Namespace) -> None:
+    print(f"DAG run {state}: {args.targets} at {args.scale} hosts × {args.duration}, trials {args.trials}")
+    print(f"  DAG wall {wall:.1f} s; results under {work}")
+    print(f"  {'task':<34} {'wall s':>8} {'peak RSS MB':>12}")
+    for name, begun, ended, peak in tasks:
+        print(f"  {name:<34} {ended - begun:8.1f} {peak / 2**20:12.0f}")
+    high_water = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(f"  process high-water mark (ru_maxrss): {high_water / 2**20:.0f} MB")
+    folder = next(p for p in (work / "out" / "runs").iterdir() if p.is_dir())
+    point = folder / f"scale-{args.scale}"
+    run_json = json.loads((point / "run.json").read_text())
+    dataset = run_json["dataset"]
+    print(
+        f"  dataset: {dataset.get('rows_total'):,} rows, generated in {dataset.get('generate_s', 0):.1f} s;"
+        f" oracle {run_json.get('oracle_s', 0):.1f} s"
+    )
+    for target in sorted((point / "targets").iterdir()):
+        phases = {}
+        for phase_file in sorted(target.glob("*.json")):
+            body = json.loads(phase_file.read_text())
+            if isinstance(body, dict) and "wall_s" in body:
+                phases[phase_file.stem] = round(body["wall_s"], 1)
+        load = json.loads((target / "load.json").read_text()) if (target / "load.json").is_file() else {}
+        rate = load.get("median_rows_per_s")
+        rate_text = f"{rate:,.0f} rows/s" if rate else "no load"
+        ok = load.get("row_count_ok")
+        print(f"  {target.name:<12} {rate_text:>18}, rows ok {ok}; phases (wall s) {phases}")
+
+
+if __name__ == "__main__":
+    main()
