@@ -52,6 +52,10 @@ class TaskWatch(logging.Handler):
             with self.guard:
                 if self.tasks:
                     self.tasks[-1][2] = now
+                    done = self.tasks[-1]
+                    print(
+                        f"  done {done[0]:<34} {now - done[1]:8.1f} s {done[3] / 2**20:8.0f} MB", flush=True
+                    )
                 self.tasks.append([name, now, None, rss_bytes()])
 
     def sample(self) -> None:

@@ -21,6 +21,7 @@ from tsbench.timeutil import format_instant
 from tsbench.workload.dataset import Dataset, ensure_dataset
 from tsbench.workload.oracle import ORACLE_VERSION, Oracle, write_answers
 from tsbench.workload.queries import DataRange, generate_queries, write_query_set
+from tsbench.workload.usecases import get_use_case
 
 log = logging.getLogger("tsbench.run")
 
@@ -65,7 +66,12 @@ def prepare_dataset(
 
 def own_point(spec: RunSpec, run_dir: Path) -> PointFacts:
     """A plain comparison's point: the folder's scale, no sweep axis, its own server."""
-    return PointFacts(name=run_dir.name, axes={}, label=f"{spec.scale:,} hosts", server_group=run_dir.name)
+    return PointFacts(
+        name=run_dir.name,
+        axes={},
+        label=f"{spec.scale:,} {get_use_case(spec.use_case).entities}",
+        server_group=run_dir.name,
+    )
 
 
 def prepare_oracle(run_dir: Path) -> dict[str, Any]:

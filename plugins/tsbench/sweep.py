@@ -22,6 +22,7 @@ from typing import Any
 
 from tsbench.spec import DEFAULT_START, DatasetSpec, RunSpec, SpecError
 from tsbench.timeutil import format_duration, parse_duration, parse_instant
+from tsbench.workload.usecases import get_use_case
 
 AXES = ("scales", "workers", "batch_size", "ingestion", "trials")  # in the order points are named
 POINT_FIELD = {"scales": "scale"}  # RunSpec's field of an axis, where the names differ
@@ -55,8 +56,10 @@ class SweepPoint:
 
     def label(self) -> str:
         """For people, e.g. ``100 hosts · 4 workers`` (the axes that vary; the scale always)."""
+        entities = get_use_case(self.spec.use_case).entities
         return " · ".join(
-            axis_text(axis, value) for axis, value in {"scales": self.spec.scale, **self.axes}.items()
+            f"{value:,} {entities}" if axis == "scales" else axis_text(axis, value)
+            for axis, value in {"scales": self.spec.scale, **self.axes}.items()
         )
 
     def server_key(self) -> tuple[Any, ...]:

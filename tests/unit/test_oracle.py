@@ -126,3 +126,30 @@ def test_reference_answers_are_cached_beside_the_dataset(tmp_path, dataset_cache
     )[0]
     prepare_dataset(other, tmp_path / "c", dataset_cache)
     assert prepare_oracle(tmp_path / "c")["oracle_reused"] is False  # another query set, other key
+
+
+def test_large_answers_are_compared_row_by_row_from_the_file(
+    tmp_path, small_dataset: Dataset, oracle: Oracle, monkeypatch
+) -> None:
+    """Streamed from its line (as every answer over STREAM_ABOVE_BYTES is), the check gives the
+    same verdicts as comparing whole answers: equal answers agree, a lost row and a changed value
+    are caught with the same reason."""
+    from tsbench.workload import oracle as oracle_module
+    from tsbench.workload.answers import Answer
+
+    monkeypatch.setattr(oracle_module, "STREAM_ABOVE_BYTES", 0)
+    queries = generate_queries(
+        DataRange.of(small_dataset), ["high-cpu-all", "lastpoint", "ycsb-avg"], 2, seed=4
+    )
+    path = write_answers(tmp_path / "answers.jsonl", oracle.answers(queries))
+    answers = AnswerFile(path)
+    for q in queries:
+        good = oracle.answer(q)
+        assert answers.compare_with(q.id, good).ok
+        if len(good.rows) < 2:
+            continue
+        lost = Answer(good.columns, good.rows[1:], good.key)
+        changed = Answer(good.columns, [good.rows[0][:-1] + (-1.0,), *good.rows[1:]], good.key)
+        for wrong in (lost, changed):
+            streamed, whole = answers.compare_with(q.id, wrong), compare(good, wrong)
+            assert not streamed.ok and streamed.reason == whole.reason and streamed.diff == whole.diff

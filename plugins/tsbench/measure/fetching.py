@@ -11,18 +11,21 @@ sessions. Timed figures add up the segments' walls, so no decoding is ever insid
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from tsbench.targets.base import Session
 
 log = logging.getLogger("tsbench.queries")
 RAW_BUDGET_BYTES = 256 * 2**20  # raw answers held before a segment ends and they are decoded
+TRIM_ABOVE_BYTES = 32 * 2**20  # after an answer this large is freed, the C heap is trimmed
 _ROW_BYTES = 200  # estimate per decoded row for sessions whose client decodes while receiving
 
 
@@ -43,6 +46,7 @@ class Received:
     execution: Execution
     raw: Any = None
     session: Session | None = None
+    size: int = 0  # bytes the raw answer held (``raw_size``)
 
 
 def raw_size(session: Session, raw: Any) -> int:
@@ -109,10 +113,11 @@ class FetchPool:
                     return
                 query_id, qtype, text = work.popleft()
             outcome, session = self._fetch_one(session, query_id, qtype, text)
-            size = raw_size(outcome.session, outcome.raw) if outcome.session is not None else 0
+            if outcome.session is not None:
+                outcome.size = raw_size(outcome.session, outcome.raw)
             with lock:
                 results.append(outcome)
-                held[0] += size
+                held[0] += outcome.size
 
     def _fetch_one(
         self, session: Session | None, query_id: str, qtype: str, text: str
@@ -137,3 +142,20 @@ class FetchPool:
                 log.debug("closing a query session failed: %s", error)
         self.opened.clear()
         self.idle.clear()
+
+
+@cache
+def _libc() -> Any:
+    try:
+        return ctypes.CDLL("libc.so.6")
+    except OSError:
+        return None
+
+
+def release_freed_memory(received: Received) -> None:
+    """After a large raw answer is freed, hand the C heap's free memory back to the system (glibc
+    ``malloc_trim``): a libpq result lives on the C heap, which Python's own allocator does not
+    reuse, so without it the process's resident size keeps every large answer ever received."""
+    libc = _libc()
+    if received.size >= TRIM_ABOVE_BYTES and libc is not None and hasattr(libc, "malloc_trim"):
+        libc.malloc_trim(0)

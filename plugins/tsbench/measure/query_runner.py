@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tsbench.measure.fetching import Execution, FetchPool, Received
+from tsbench.measure.fetching import Execution, FetchPool, Received, release_freed_memory
 from tsbench.measure.stats import client_cpu, latency_stats
 from tsbench.targets.base import Session
-from tsbench.workload.answers import Answer, compare
+from tsbench.workload.answers import Answer, AnswerShapeError, compare
 from tsbench.workload.queries import LogicalQuery
 
 log = logging.getLogger("tsbench.queries")
@@ -83,6 +83,7 @@ def run_pass(
                 cpu[qtype] += segment.cpu_s
                 for received in segment.received:
                     _decode_and_check(received, by_id[received.execution.query_id], expected)
+                    release_freed_memory(received)
                     executions.append(received.execution)
                     ok += not received.execution.error
         finally:
@@ -91,15 +92,29 @@ def run_pass(
     return PassResult(name, executions, wall, cpu)
 
 
+def _decoded(received: Received) -> Iterator[list[Any]]:
+    """The raw answer decoded in parts where the session can (``decode_parts``), else at once."""
+    session = received.session
+    parts = getattr(session, "decode_parts", None)
+    if parts is not None:
+        yield from parts(received.raw)
+    else:
+        yield session.decode(received.raw)
+
+
 def _decode_and_check(received: Received, query: LogicalQuery, expected: Mapping[str, Answer]) -> None:
-    """Decode the raw answer (a failure to decode is the query's error) and check it. Each form is
-    dropped as soon as the next exists (raw → rows → answer) and the reference answer is read only
-    then: at most about two copies of one answer are alive."""
+    """Decode the raw answer (a failure to decode is the query's error) and check it. The answer is
+    decoded in parts, each normalised before the next exists, the raw form freed at the end, and the
+    reference answer read only then: about two copies of one answer are alive at most."""
     execution = received.execution
     if execution.error or received.session is None:
         return
     try:
-        rows = received.session.decode(received.raw)
+        actual = Answer.adopt_parts(query.query_type, _decoded(received), query.fields)
+    except AnswerShapeError as error:
+        execution.answer_ok = False
+        execution.diff = {"reason": str(error)}
+        return
     except Exception as error:
         execution.error = f"{type(error).__name__}: {error}"[:500]
         execution.latency_ms = None
@@ -108,14 +123,11 @@ def _decode_and_check(received: Received, query: LogicalQuery, expected: Mapping
         received.raw = None
     if execution.query_id not in expected:
         return
-    try:
-        actual = Answer.build(query.query_type, rows, query.fields)
-    except ValueError as error:
-        execution.answer_ok = False
-        execution.diff = {"reason": str(error)}
-        return
-    del rows
-    result = compare(expected[execution.query_id], actual)
+    streamed = getattr(expected, "compare_with", None)  # an answers file streams large answers
+    if streamed is not None:
+        result = streamed(execution.query_id, actual)
+    else:
+        result = compare(expected[execution.query_id], actual)
     execution.answer_ok = result.ok
     if not result.ok:
         execution.diff = {"reason": result.reason, "rows": result.diff[:MAX_DIFF_SAMPLES]}

@@ -9,6 +9,8 @@ import json
 import math
 from typing import Any
 
+from tsbench.workload.usecases import USE_CASES
+
 DASH = "–"
 
 
@@ -100,7 +102,14 @@ def cell(value: Any) -> str:
     return text if len(text) <= 300 else text[:297] + "…"
 
 
+def entities(use_case: str) -> str:
+    """What a use case's scale counts: ``hosts``, ``trucks``, ``metrics``."""
+    known = USE_CASES.get(use_case)
+    return known.entities if known is not None else "entities"
+
+
 FILTERS = {
+    "entities": entities,
     "integer": integer,
     "rate": rate,
     "ms": ms,

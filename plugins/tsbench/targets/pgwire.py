@@ -12,6 +12,7 @@ timed window), and frees the libpq result.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import psycopg
@@ -21,6 +22,7 @@ from psycopg.pq import ExecStatus, Format
 from tsbench.targets.base import TargetError
 
 _ANSWERED = (ExecStatus.TUPLES_OK, ExecStatus.COMMAND_OK, ExecStatus.EMPTY_QUERY)
+ROWS_PER_PART = 65_536  # rows decoded at once by decode_parts
 
 
 class PgWireSession:
@@ -48,12 +50,18 @@ class PgWireSession:
 
     def decode(self, raw: Any) -> list[tuple[Any, ...]]:
         """Rows of a result ``fetch`` returned, through the connection's loaders; frees it."""
+        return [row for part in self.decode_parts(raw) for row in part]
+
+    def decode_parts(self, raw: Any, rows_per_part: int = ROWS_PER_PART) -> Iterator[list[tuple[Any, ...]]]:
+        """``decode`` in parts of ``rows_per_part`` rows, so a caller can shrink each part before
+        the next exists; frees the result at the end."""
         try:
             if raw.status != ExecStatus.TUPLES_OK:
-                return []
+                return
             transformer = Transformer(self.connection)
             transformer.set_pgresult(raw, set_loaders=True, format=Format.BINARY)
-            return transformer.load_rows(0, raw.ntuples, tuple)
+            for start in range(0, raw.ntuples, rows_per_part):
+                yield transformer.load_rows(start, min(raw.ntuples, start + rows_per_part), tuple)
         finally:
             raw.clear()
 

@@ -12,8 +12,11 @@ Tolerance: two values agree when ``|a - b| <= abs_tol + rel_tol * |b|``; keys mu
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import zip_longest
+from operator import itemgetter
 from typing import Any
 
 from tsbench.workload.query_types import Kind, QueryType
@@ -57,6 +60,10 @@ def _cell(value: Any) -> Any:
     return None if math.isnan(number) else number
 
 
+class AnswerShapeError(ValueError):
+    """Rows whose width is not the query type's answer columns."""
+
+
 @dataclass
 class Answer:
     """Rows under ``columns``; ``key`` names the columns that identify a row."""
@@ -72,22 +79,51 @@ class Answer:
         rows: list[tuple[Any, ...]] | list[list[Any]],
         fields: tuple[str, ...] | None = None,
     ) -> Answer:
-        """Normalise raw database rows (in ``answer_columns`` order) into a canonical answer."""
+        """Normalise raw database rows (in ``answer_columns`` order) into a canonical answer; ``rows``
+        is left as it was."""
+        return cls.adopt(qtype, list(rows), fields)
+
+    @classmethod
+    def adopt(cls, qtype: QueryType, rows: list[Any], fields: tuple[str, ...] | None = None) -> Answer:
+        """``build`` that takes ``rows`` over: each row is normalised in place (its raw form freed as
+        soon as it is replaced) and the list is sorted and kept, so one copy of a large answer
+        (a million rows at 4,000 hosts) is alive at a time."""
+        return cls.adopt_parts(qtype, [rows], fields)
+
+    @classmethod
+    def adopt_parts(
+        cls, qtype: QueryType, parts: Iterable[list[Any]], fields: tuple[str, ...] | None = None
+    ) -> Answer:
+        """``adopt`` over an answer decoded in parts: each part is normalised before the next one is
+        decoded, then all are joined and sorted."""
         columns, key = answer_columns(qtype, fields)
-        clean = []
-        for row in rows:
-            if len(row) != len(columns):
-                raise ValueError(
-                    f"{qtype.name}: expected {len(columns)} columns {columns}, got {len(row)}: {row!r}"
-                )
-            clean.append(tuple(_cell(v) for v in row))
-        answer = cls(columns, clean, key)
-        answer.rows.sort(key=answer._sort_key)
+        width = len(columns)
+        rows: list[tuple[Any, ...]] = []
+        texts: dict[str, str] = {}  # one str object per distinct tag value, not one per row
+        for part in parts:
+            for index, row in enumerate(part):
+                if len(row) != width:
+                    raise AnswerShapeError(
+                        f"{qtype.name}: expected {width} columns {columns}, got {len(row)}: {row!r}"
+                    )
+                part[index] = tuple(texts.setdefault(v, v) if isinstance(v, str) else _cell(v) for v in row)
+            if rows:
+                rows += part
+            else:
+                rows = part
+        answer = cls(columns, rows, key)
+        answer._sort()
         return answer
 
-    def _sort_key(self, row: tuple[Any, ...]) -> tuple[Any, ...]:
-        index = [self.columns.index(k) for k in self.key] or range(len(self.columns))
-        return tuple((row[i] is None, row[i] if row[i] is not None else 0) for i in index)
+    def _sort(self) -> None:
+        """By the key columns (all columns when there is no key); NULLs last."""
+        index = [self.columns.index(k) for k in self.key] or list(range(len(self.columns)))
+        try:
+            self.rows.sort(key=itemgetter(*index))  # no NULL in the keys: cheap keys
+        except TypeError:  # a NULL beside a value
+            self.rows.sort(
+                key=lambda row: tuple((row[i] is None, row[i] if row[i] is not None else 0) for i in index)
+            )
 
     def to_json(self) -> dict[str, Any]:
         return {"columns": self.columns, "key": self.key, "rows": self.rows}  # tuples dump as arrays
@@ -125,14 +161,27 @@ def compare(
     expected: Answer, actual: Answer, rel_tol: float = REL_TOL, abs_tol: float = ABS_TOL, sample: int = 5
 ) -> Comparison:
     """Compare two normalised answers; on mismatch keep up to ``sample`` differing rows."""
-    if expected.columns != actual.columns:
-        return Comparison(False, f"columns differ: expected {expected.columns}, got {actual.columns}")
-    key_index = [expected.columns.index(k) for k in expected.key]
+    return compare_rows(expected.columns, expected.key, expected.rows, actual, rel_tol, abs_tol, sample)
+
+
+def compare_rows(
+    columns: list[str],
+    key: list[str],
+    expected_rows: Iterable[tuple[Any, ...]],
+    actual: Answer,
+    rel_tol: float = REL_TOL,
+    abs_tol: float = ABS_TOL,
+    sample: int = 5,
+) -> Comparison:
+    """``compare`` with the expected rows as any iterable in answer order (e.g. streamed from the
+    answers file, never all in memory)."""
+    if columns != actual.columns:
+        return Comparison(False, f"columns differ: expected {columns}, got {actual.columns}")
+    key_index = [columns.index(k) for k in key]
     diff: list[dict[str, Any]] = []
-    mismatches = 0
-    for position in range(max(len(expected.rows), len(actual.rows))):
-        want = expected.rows[position] if position < len(expected.rows) else None
-        got = actual.rows[position] if position < len(actual.rows) else None
+    mismatches = expected_count = 0
+    for position, (want, got) in enumerate(zip_longest(expected_rows, actual.rows)):
+        expected_count += want is not None
         if want is not None and got is not None:
             same_key = all(want[i] == got[i] for i in key_index)
             if same_key and all(_agree(w, g, rel_tol, abs_tol) for w, g in zip(want, got, strict=True)):
@@ -148,7 +197,7 @@ def compare(
             )
     if not mismatches:
         return Comparison(True)
-    reason = f"{mismatches} of {len(expected.rows)} expected rows differ"
-    if len(expected.rows) != len(actual.rows):
-        reason += f" (expected {len(expected.rows)} rows, got {len(actual.rows)})"
+    reason = f"{mismatches} of {expected_count} expected rows differ"
+    if expected_count != len(actual.rows):
+        reason += f" (expected {expected_count} rows, got {len(actual.rows)})"
     return Comparison(False, reason, diff)

@@ -16,7 +16,7 @@ from typing import Any
 import duckdb
 
 from tsbench.progress import Progress
-from tsbench.workload.answers import Answer
+from tsbench.workload.answers import Answer, Comparison, compare, compare_rows
 from tsbench.workload.queries import LogicalQuery, read_jsonl, write_jsonl
 from tsbench.workload.query_types import Kind
 
@@ -104,7 +104,7 @@ class Oracle:
     def answer(self, query: LogicalQuery) -> Answer:
         sql, params = oracle_sql(query)
         rows = self.connection.execute(sql, params).fetchall()
-        return Answer.build(query.query_type, rows, query.fields)
+        return Answer.adopt(query.query_type, rows, query.fields)
 
     def answers(
         self, queries: Iterable[LogicalQuery], progress: Progress | None = None
@@ -129,6 +129,21 @@ def read_answers(path: str | os.PathLike[str]) -> dict[str, Answer]:
 
 
 _ID = re.compile(rb'\{"id":("(?:[^"\\]|\\.)*")')
+_ROWS = '"rows":['  # an answer line ends with its rows (``Answer.to_json``'s order)
+STREAM_ABOVE_BYTES = 16 * 2**20  # answer lines longer than this are compared row by row
+
+
+def _rows_from(text: str, position: int) -> Iterator[tuple[Any, ...]]:
+    """The rows of an answer line's ``"rows":[…]`` array from ``position`` (just inside it), one
+    JSON row at a time, tag values shared."""
+    decoder, texts = json.JSONDecoder(), {}
+    while True:
+        while text[position] in ", \n":
+            position += 1
+        if text[position] == "]":
+            return
+        row, position = decoder.raw_decode(text, position)
+        yield tuple(texts.setdefault(v, v) if isinstance(v, str) else v for v in row)
 
 
 class AnswerFile(Mapping[str, Answer]):
@@ -150,10 +165,25 @@ class AnswerFile(Mapping[str, Answer]):
                 offset += len(line)
 
     def __getitem__(self, query_id: str) -> Answer:
+        return Answer.from_json(json.loads(self._line(query_id)))
+
+    def compare_with(self, query_id: str, actual: Answer) -> Comparison:
+        """``compare(self[query_id], actual)``; a large answer's rows are decoded one at a time
+        from its line as they are compared, so they are never all in memory."""
+        line = self._line(query_id)
+        if len(line) < STREAM_ABOVE_BYTES:
+            return compare(Answer.from_json(json.loads(line)), actual)
+        text = line.decode()
+        del line
+        rows_at = text.index(_ROWS) + len(_ROWS)
+        header = json.loads(text[: rows_at - 1] + "[]}")
+        return compare_rows(header["columns"], header.get("key", []), _rows_from(text, rows_at), actual)
+
+    def _line(self, query_id: str) -> bytes:
         offset, length = self._where[query_id]
         with open(self.path, "rb") as handle:
             handle.seek(offset)
-            return Answer.from_json(json.loads(handle.read(length)))
+            return handle.read(length)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._where)

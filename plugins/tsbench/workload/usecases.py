@@ -77,6 +77,7 @@ class UseCase:
     measurements: tuple[Measurement, ...]
     query_families: tuple[str, ...] = ()
     queried: str = "cpu"  # the measurement every query reads
+    entities: str = "hosts"  # what its scale counts, for people
 
     @property
     def entity_key(self) -> str:
@@ -250,8 +251,10 @@ _CPU_FAMILIES = ("devops", "ycsb-ts")
 USE_CASES: dict[str, UseCase] = {
     "cpu-only": UseCase("cpu-only", "host_", HOST_TAGS, (CPU,), _CPU_FAMILIES),
     "devops": UseCase("devops", "host_", HOST_TAGS, DEVOPS_MEASUREMENTS, _CPU_FAMILIES),
-    "iot": UseCase("iot", "truck_", TRUCK_TAGS, IOT_MEASUREMENTS),
-    "ycsb-ts": UseCase("ycsb-ts", "metric_", ("metric",), (YCSB,), ("ycsb-ts",), queried="usermetric"),
+    "iot": UseCase("iot", "truck_", TRUCK_TAGS, IOT_MEASUREMENTS, entities="trucks"),
+    "ycsb-ts": UseCase(
+        "ycsb-ts", "metric_", ("metric",), (YCSB,), ("ycsb-ts",), queried="usermetric", entities="metrics"
+    ),
 }
 
 
