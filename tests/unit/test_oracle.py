@@ -149,7 +149,7 @@ def test_large_answers_are_compared_row_by_row_from_the_file(
         if len(good.rows) < 2:
             continue
         lost = Answer(good.columns, good.rows[1:], good.key)
-        changed = Answer(good.columns, [good.rows[0][:-1] + (-1.0,), *good.rows[1:]], good.key)
+        changed = Answer(good.columns, [(*good.rows[0][:-1], -1.0), *good.rows[1:]], good.key)
         for wrong in (lost, changed):
             streamed, whole = answers.compare_with(q.id, wrong), compare(good, wrong)
             assert not streamed.ok and streamed.reason == whole.reason and streamed.diff == whole.diff
