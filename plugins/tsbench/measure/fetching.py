@@ -102,6 +102,23 @@ class FetchPool:
         results.sort(key=lambda r: order[r.execution.query_id])
         return Segment(results, wall, cpu)
 
+    def run(
+        self, work: deque[tuple[str, str, str]], handle: Callable[[Received], None]
+    ) -> tuple[float, float]:
+        """Every item of ``work``, segment after segment; ``handle`` gets each outcome after its
+        segment's timed window (and drops its raw answer). Returns the segments' summed wall and
+        client CPU seconds; closes the sessions at the end."""
+        wall = cpu = 0.0
+        try:
+            while work:
+                segment = self.segment(work)
+                wall, cpu = wall + segment.wall_s, cpu + segment.cpu_s
+                for received in segment.received:
+                    handle(received)
+        finally:
+            self.close()
+        return wall, cpu
+
     def _worker(self, work: deque, results: list[Received], held: list[int], lock: threading.Lock) -> None:
         with lock:
             session = self.idle.pop() if self.idle else None

@@ -70,24 +70,18 @@ def run_pass(
     executions: list[Execution] = []
     wall: dict[str, float] = {}
     cpu: dict[str, float] = {}
+    by_id = {q.id: q for q in queries}
+
+    def check(received: Received) -> None:
+        _decode_and_check(received, by_id[received.execution.query_id], expected)
+        release_freed_memory(received)
+        executions.append(received.execution)
+
     for qtype, items in types.items():
-        by_id = {q.id: q for q in items}
+        first = len(executions)
         work = deque((q.id, q.type, rendered[q.id]) for q in items)
-        pool = FetchPool(open_session, workers)
-        wall[qtype] = cpu[qtype] = 0.0
-        ok = 0
-        try:
-            while work:
-                segment = pool.segment(work)
-                wall[qtype] += segment.wall_s
-                cpu[qtype] += segment.cpu_s
-                for received in segment.received:
-                    _decode_and_check(received, by_id[received.execution.query_id], expected)
-                    release_freed_memory(received)
-                    executions.append(received.execution)
-                    ok += not received.execution.error
-        finally:
-            pool.close()
+        wall[qtype], cpu[qtype] = FetchPool(open_session, workers).run(work, check)
+        ok = sum(not e.error for e in executions[first:])
         log.info("queries %s %s %s: %d/%d ok in %.2f s", label, name, qtype, ok, len(items), wall[qtype])
     return PassResult(name, executions, wall, cpu)
 
@@ -150,18 +144,13 @@ class TextsResult:
 def run_texts(texts: list[str], open_session: Callable[[], Session], workers: int) -> TextsResult:
     """Run query texts of any origin (e.g. TSBS's own) exactly as ``run_pass`` runs one type:
     same workers, same timed ``fetch``; nothing is decoded or checked (there is no reference)."""
-    work = deque((str(i), "texts", text) for i, text in enumerate(texts))
-    pool = FetchPool(open_session, workers)
     done: list[Received] = []
-    wall = cpu = 0.0
-    try:
-        while work:
-            segment = pool.segment(work)
-            wall, cpu = wall + segment.wall_s, cpu + segment.cpu_s
-            for received in segment.received:
-                received.raw = None  # nothing to check: free it
-            done += segment.received
-    finally:
-        pool.close()
+
+    def keep(received: Received) -> None:
+        received.raw = None  # nothing to check: free it
+        done.append(received)
+
+    work = deque((str(i), "texts", text) for i, text in enumerate(texts))
+    wall, cpu = FetchPool(open_session, workers).run(work, keep)
     latencies = [r.execution.latency_ms for r in done if r.execution.latency_ms is not None]
     return TextsResult(wall, cpu, latencies, [r.execution.error for r in done if r.execution.error])
