@@ -14,15 +14,14 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import re
 import resource
-import subprocess
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
+
+from orchestration import comparison_dag
 
 ROOT = Path(__file__).resolve().parents[1]
 TASK = re.compile(r"running task <TaskInstance: tsbench_comparison\.([\w.]+) .*?(map_index=(\d+))?")
@@ -76,28 +75,14 @@ def main() -> None:
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="tsbench-large-", dir="/var/tmp"))
     work.chmod(0o755)  # the servers run as their own users (PostgreSQL as postgres)
-    os.environ.update(
-        AIRFLOW_HOME=str(work / "airflow"),
-        AIRFLOW__CORE__DAGS_FOLDER=str(ROOT / "dags"),
-        AIRFLOW__CORE__PLUGINS_FOLDER=str(ROOT / "plugins"),
-        AIRFLOW__CORE__LOAD_EXAMPLES="False",
-        TSBENCH_RESULTS=str(work / "out" / "runs"),
-        TSBENCH_DATASETS=str(work / "datasets"),
-        TSBENCH_STATE=str(work / "state"),
-    )
-    sys.path.insert(0, str(ROOT / "plugins"))
-    airflow = Path(sys.executable).with_name("airflow")
-    subprocess.run([str(airflow), "db", "migrate"], check=True, capture_output=True)
-    from airflow.dag_processing.dagbag import DagBag
-
-    from tsbench.airflow.params import DEFAULTS
-
     watch = TaskWatch()
     logging.getLogger().addHandler(watch)
     logging.getLogger().setLevel(logging.INFO)
+    dag = comparison_dag(work, TSBENCH_DATASETS=str(work / "datasets"), TSBENCH_STATE=str(work / "state"))
+    from tsbench.airflow.params import DEFAULTS
+
     sampler = threading.Thread(target=watch.sample, daemon=True)
     sampler.start()
-    dag = DagBag(dag_folder=str(ROOT / "dags")).get_dag("tsbench_comparison")
     conf = {
         **DEFAULTS,
         "scales": [args.scale],

@@ -20,8 +20,28 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def comparison_dag(work: Path, **environment: str) -> Any:
+    """The comparison DAG for ``dag.test()`` with Airflow's home and the run folders under ``work``
+    (``environment`` adds or overrides variables, e.g. the state root), its metadata DB migrated."""
+    os.environ.update(
+        AIRFLOW_HOME=str(work / "airflow"),
+        AIRFLOW__CORE__DAGS_FOLDER=str(ROOT / "dags"),
+        AIRFLOW__CORE__PLUGINS_FOLDER=str(ROOT / "plugins"),
+        AIRFLOW__CORE__LOAD_EXAMPLES="False",
+        TSBENCH_RESULTS=str(work / "out" / "runs"),
+        **environment,
+    )
+    sys.path.insert(0, str(ROOT / "plugins"))
+    airflow = Path(sys.executable).with_name("airflow")
+    subprocess.run([str(airflow), "db", "migrate"], check=True, capture_output=True)
+    from airflow.dag_processing.dagbag import DagBag
+
+    return DagBag(dag_folder=str(ROOT / "dags")).get_dag("tsbench_comparison")
 
 
 def main() -> None:
@@ -31,22 +51,9 @@ def main() -> None:
     parser.add_argument("--duration", default="1d")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="tsbench-orch-"))
-    os.environ.update(
-        AIRFLOW_HOME=str(work / "airflow"),
-        AIRFLOW__CORE__DAGS_FOLDER=str(ROOT / "dags"),
-        AIRFLOW__CORE__PLUGINS_FOLDER=str(ROOT / "plugins"),
-        AIRFLOW__CORE__LOAD_EXAMPLES="False",
-        TSBENCH_RESULTS=str(work / "out" / "runs"),
-        TSBENCH_STATE=str(Path("/var/tmp/tsbench-orch") / work.name),
-    )
-    sys.path.insert(0, str(ROOT / "plugins"))
-    airflow = Path(sys.executable).with_name("airflow")
-    subprocess.run([str(airflow), "db", "migrate"], check=True, capture_output=True)
-    from airflow.dag_processing.dagbag import DagBag
-
+    dag = comparison_dag(work, TSBENCH_STATE=str(Path("/var/tmp/tsbench-orch") / work.name))
     from tsbench.airflow.params import DEFAULTS
 
-    dag = DagBag(dag_folder=str(ROOT / "dags")).get_dag("tsbench_comparison")
     conf = {**DEFAULTS, "scales": [args.scale], "duration": args.duration, "targets": args.targets.split(",")}
     started = time.perf_counter()
     run = dag.test(run_conf=conf)
