@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tsbench.cli_flags import add_flags, values
+from tsbench.interrupt import Interrupted
 from tsbench.parameters import parameters
 from tsbench.progress import Progress
 from tsbench.spec import DatasetSpec, QuerySetSpec, SpecError
@@ -159,6 +160,7 @@ def _run_pipeline(
 ) -> str:
     import os
 
+    from tsbench.interrupt import signals_unwind
     from tsbench.local_run import LocalRun
     from tsbench.pipeline import Publication, results_root
     from tsbench.results.publish import check_latest_folder
@@ -178,7 +180,8 @@ def _run_pipeline(
         study=study,
         on_step=lambda step, label: print(f"· {step} {label}".rstrip(), file=sys.stderr, flush=True),
     )
-    args.failed = run.run(params)
+    with signals_unwind():
+        args.failed = run.run(params)
     return _run_summary(folder, run.outcomes, args.failed, time.perf_counter() - started)
 
 
@@ -316,6 +319,11 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
     except (SpecError, DatasetError, ValueError, FileNotFoundError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except Interrupted as stopped:
+        print(
+            f"error: {stopped}: the servers it started were torn down; the run is incomplete", file=sys.stderr
+        )
+        return stopped.code
     if getattr(args, "failed", None):
         print(f"error: comparison failed: {'; '.join(args.failed)} (see the report)", file=sys.stderr)
         return EXIT_TARGET_FAILED

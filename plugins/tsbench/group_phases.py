@@ -81,7 +81,7 @@ class GroupPhases:
                 body = point.run_phase(name)
                 first_body = first_body or body
             return first_body
-        except Exception as error:
+        except BaseException as error:  # also an interruption, recorded before it unwinds
             self.fail(name, error, current)
             raise
 

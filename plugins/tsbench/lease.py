@@ -8,12 +8,18 @@ tasks beat while they run (``keep_alive``); a lease whose last beat is older tha
 ``stale_after_s`` (default 15 min) is taken over — its owner died without teardown — and an owner
 that finds its lease taken over fails loudly (``LeaseLost``) instead of measuring beside another
 branch. ``release`` only removes the caller's own lease.
+
+A lease taken by a ``process_bound`` owner (the CLI's run: one process holds it from acquire to
+teardown) also records the process (pid and its start time, from ``/proc``) and the host; when
+that process is gone from this host, its lease is free at once instead of after 15 min. A DAG
+branch's lease spans several task processes, so it is never process-bound and waits to go stale.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -43,9 +49,15 @@ def wait_limit_s() -> float:
 
 
 class MachineLease:
-    def __init__(self, root: Path | None = None, stale_after_s: float = DEFAULT_STALE_AFTER_S):
+    def __init__(
+        self,
+        root: Path | None = None,
+        stale_after_s: float = DEFAULT_STALE_AFTER_S,
+        process_bound: bool = False,
+    ):
         self.path = (root or state_root()) / "machine.lease"
         self.stale_after_s = stale_after_s
+        self.process_bound = process_bound
 
     def holder(self) -> dict[str, Any] | None:
         try:
@@ -60,17 +72,24 @@ class MachineLease:
         if current is not None:
             if current.get("owner") == owner:
                 return True
-            if time.time() - _last_beat(current) < self.stale_after_s:
+            fresh = time.time() - _last_beat(current) < self.stale_after_s
+            if fresh and not holder_process_gone(current):
                 return False
-            self.path.unlink(missing_ok=True)  # stale: its owner never released it
+            self.path.unlink(missing_ok=True)  # stale, or its process died without releasing it
         try:
             fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
         except FileExistsError:
             return False
         with os.fdopen(fd, "w") as handle:
-            now = time.time()
-            json.dump({"owner": owner, "since": now, "beat": now, "pid": os.getpid()}, handle)
+            json.dump(self._new_holder(owner), handle)
         return True
+
+    def _new_holder(self, owner: str) -> dict[str, Any]:
+        now, pid = time.time(), os.getpid()
+        holder: dict[str, Any] = {"owner": owner, "since": now, "beat": now, "pid": pid}
+        if self.process_bound:
+            holder |= {"host": socket.gethostname(), "process_start": process_start(pid)}
+        return holder
 
     def beat(self, owner: str) -> None:
         """Record that ``owner`` is alive; raises ``LeaseLost`` when it no longer holds the lease."""
@@ -150,6 +169,24 @@ def busy(waited_s: float, limit_s: float, holder: dict[str, Any] | None) -> Mach
         f"the machine was still in use after waiting {waited_s:.0f} s "
         f"(limit {limit_s:.0f} s, TSBENCH_MACHINE_WAIT_S): {describe(holder)}"
     )
+
+
+def process_start(pid: int) -> int | None:
+    """When process ``pid`` started (clock ticks since boot, ``/proc/<pid>/stat`` field 22), or
+    None when there is no such process (or no ``/proc``)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[19])
+
+
+def holder_process_gone(holder: dict[str, Any]) -> bool:
+    """Whether ``holder`` is a process-bound lease of this host whose process no longer runs (a
+    pid reused by another process counts as gone: its start time differs)."""
+    if holder.get("process_start") is None or holder.get("host") != socket.gethostname():
+        return False
+    return process_start(int(holder["pid"])) != holder["process_start"]
 
 
 def _last_beat(holder: dict[str, Any]) -> float:

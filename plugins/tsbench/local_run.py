@@ -71,7 +71,7 @@ class LocalRun:
         Teardown always runs (and gives the machine lease back) once the lease was taken."""
         label = branch_label(run_dirs, target)
         phases = GroupPhases(run_dirs, target, self.runtime, self.runtime_options)
-        lease, owner = MachineLease(), f"{label} @ {run_dirs[0]}"
+        lease, owner = MachineLease(process_bound=True), f"{label} @ {run_dirs[0]}"
         branch = steps("branch")
         teardown = next(step for step in branch if step.teardown)
         name, acquired = branch[0].name, False

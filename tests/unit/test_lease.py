@@ -4,6 +4,10 @@ of a dead holder's lease, and a holder that finds its lease taken over."""
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -84,3 +88,44 @@ def test_keep_alive_fails_when_the_lease_was_taken_over_meanwhile(tmp_path: Path
         time.sleep(0.3)
     with pytest.raises(LeaseLost), lease.keep_alive("nobody"):
         pass
+
+
+def _lease_taken_in_a_child(root: Path, owner: str, exit_after: bool) -> subprocess.Popen[bytes]:
+    """A real process that takes a process-bound lease and then exits or stays (until killed)."""
+    code = (
+        "import sys, time; from pathlib import Path; from tsbench.lease import MachineLease; "
+        f"assert MachineLease(Path({str(root)!r}), process_bound=True).try_acquire({owner!r}); "
+        "print('held', flush=True); " + ("" if exit_after else "time.sleep(60)")
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "plugins")}
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, env=env)
+    assert child.stdout is not None and child.stdout.readline() == b"held\n"
+    return child
+
+
+def test_a_dead_process_bound_holder_frees_the_machine_at_once(tmp_path: Path) -> None:
+    """A CLI run killed with SIGKILL never releases its lease; the next run takes it at once
+    (not after the 15-min staleness) because the holding process is gone from this host."""
+    child = _lease_taken_in_a_child(tmp_path, "killed-run", exit_after=False)
+    lease = MachineLease(tmp_path, stale_after_s=3600, process_bound=True)
+    assert not lease.try_acquire("next-run")  # alive: the machine stays busy
+    child.kill()
+    child.wait()
+    assert lease.try_acquire("next-run") and lease.holder()["owner"] == "next-run"
+
+
+def test_only_a_process_bound_lease_of_this_host_is_freed_by_its_process_exit(tmp_path: Path) -> None:
+    """A DAG branch's lease outlives the task process that took it (not process-bound): it waits
+    to go stale. A process-bound lease of another host, or of a pid now reused by another process
+    (its start time differs), is judged by what can be known."""
+    lease = MachineLease(tmp_path, stale_after_s=3600)
+    _lease_taken_in_a_child(tmp_path, "branch", exit_after=True).wait()
+    unbound = {**lease.holder(), "process_start": None}
+    lease.path.write_text(json.dumps(unbound))
+    assert not lease.try_acquire("next")  # the taking process exited, the lease is the branch's
+    elsewhere = {**unbound, "process_start": 1, "host": "another-host"}
+    lease.path.write_text(json.dumps(elsewhere))
+    assert not lease.try_acquire("next")
+    reused = {**unbound, "pid": os.getpid(), "process_start": 1, "host": socket.gethostname()}
+    lease.path.write_text(json.dumps(reused))
+    assert lease.try_acquire("next")

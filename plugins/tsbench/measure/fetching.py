@@ -26,6 +26,7 @@ from tsbench.targets.base import Session
 log = logging.getLogger("tsbench.queries")
 RAW_BUDGET_BYTES = 256 * 2**20  # raw answers held before a segment ends and they are decoded
 TRIM_ABOVE_BYTES = 32 * 2**20  # after an answer this large is freed, the C heap is trimmed
+STOP_WAIT_S = 10.0  # after an interruption, how long running queries get to finish
 _ROW_BYTES = 200  # estimate per decoded row for sessions whose client decodes while receiving
 
 
@@ -96,8 +97,12 @@ class FetchPool:
         ]
         for thread in threads:
             thread.start()
-        for thread in threads:
-            thread.join()
+        try:
+            for thread in threads:
+                thread.join()
+        except BaseException:  # an interruption (``tsbench.interrupt``): stop, then unwind
+            self._stop(work, lock, threads)
+            raise
         wall, cpu = time.perf_counter() - started, time.process_time() - cpu_started
         results.sort(key=lambda r: order[r.execution.query_id])
         return Segment(results, wall, cpu)
@@ -118,6 +123,18 @@ class FetchPool:
         finally:
             self.close()
         return wall, cpu
+
+    def _stop(self, work: deque, lock: threading.Lock, threads: list[threading.Thread]) -> None:
+        """No worker takes a new query; the running ones get up to ``STOP_WAIT_S`` to finish. A
+        session still inside a query then is not closed (closing it under its worker is unsafe);
+        the process's exit drops it."""
+        with lock:
+            work.clear()
+        deadline = time.monotonic() + STOP_WAIT_S
+        for thread in threads:
+            thread.join(max(deadline - time.monotonic(), 0.0))
+        if any(thread.is_alive() for thread in threads):
+            self.opened = list(self.idle)
 
     def _worker(self, work: deque, results: list[Received], held: list[int], lock: threading.Lock) -> None:
         with lock:

@@ -234,8 +234,7 @@ def load(
         items = _wire_items(wire, workers, hash_workers)
     else:
         items = _arrow_items(dataset, batch_size, workers, hash_workers)
-    threads = pool.start(items)
-    progress = _watch(threads, pool.counter, started, progress_s, label)
+    progress = _watch(pool, pool.start(items), started, progress_s, label)
     if pool.errors:
         rows = pool.counter.rows
         raise LoadError(f"load into {label} failed after {rows:,} rows: {pool.errors[0]}", rows)
@@ -274,9 +273,22 @@ def load(
 
 
 def _watch(
+    pool: _Workers, threads: list[threading.Thread], started: float, progress_s: float, label: str
+) -> list[dict[str, float]]:
+    """Wait for the threads, logging a progress line every ``progress_s`` seconds. An
+    interruption (``tsbench.interrupt``) stops the threads (up to 2 s each) before it unwinds."""
+    try:
+        return _progress_until_done(threads, pool.counter, started, progress_s, label)
+    except BaseException:
+        pool.failed.set()
+        for thread in threads:
+            thread.join(timeout=2.0)
+        raise
+
+
+def _progress_until_done(
     threads: list[threading.Thread], counter: _Counter, started: float, progress_s: float, label: str
 ) -> list[dict[str, float]]:
-    """Wait for the threads, logging a progress line every ``progress_s`` seconds."""
     progress: list[dict[str, float]] = []
     last_t, last_rows = started, 0
     while any(t.is_alive() for t in threads[1:]):
