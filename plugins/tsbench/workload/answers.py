@@ -15,10 +15,11 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from itertools import zip_longest
+from itertools import chain, zip_longest
 from operator import itemgetter
 from typing import Any
 
+from tsbench.workload.answer_columns import ColumnRows
 from tsbench.workload.query_types import Kind, QueryType
 
 REL_TOL = 1e-9
@@ -64,12 +65,29 @@ class AnswerShapeError(ValueError):
     """Rows whose width is not the query type's answer columns."""
 
 
+def _check_width(qtype: QueryType, columns: list[str], rows: list[Any]) -> None:
+    bad = next((row for row in rows if len(row) != len(columns)), None)
+    if bad is not None:
+        width = len(columns)
+        raise AnswerShapeError(f"{qtype.name}: expected {width} columns {columns}, got {len(bad)}: {bad!r}")
+
+
+def _normalised_rows(
+    qtype: QueryType, columns: list[str], rows: list[Any], texts: dict[str, str]
+) -> list[tuple[Any, ...]]:
+    """``rows`` with every row replaced, in place, by its normalised tuple."""
+    _check_width(qtype, columns, rows)
+    for index, row in enumerate(rows):
+        rows[index] = tuple(texts.setdefault(v, v) if isinstance(v, str) else _cell(v) for v in row)
+    return rows
+
+
 @dataclass
 class Answer:
     """Rows under ``columns``; ``key`` names the columns that identify a row."""
 
     columns: list[str]
-    rows: list[tuple[Any, ...]]
+    rows: list[tuple[Any, ...]] | ColumnRows
     key: list[str] = field(default_factory=list)
 
     @classmethod
@@ -94,23 +112,20 @@ class Answer:
     def adopt_parts(
         cls, qtype: QueryType, parts: Iterable[list[Any]], fields: tuple[str, ...] | None = None
     ) -> Answer:
-        """``adopt`` over an answer decoded in parts: each part is normalised before the next one is
-        decoded, then all are joined and sorted."""
+        """``adopt`` over an answer decoded in parts, each part normalised before the next one is
+        decoded. An answer of one part stays a list of tuples; one of more parts is held by
+        columns (``ColumnRows``: a fifth of the memory), each part freed once copied."""
         columns, key = answer_columns(qtype, fields)
-        width = len(columns)
-        rows: list[tuple[Any, ...]] = []
         texts: dict[str, str] = {}  # one str object per distinct tag value, not one per row
-        for part in parts:
-            for index, row in enumerate(part):
-                if len(row) != width:
-                    raise AnswerShapeError(
-                        f"{qtype.name}: expected {width} columns {columns}, got {len(row)}: {row!r}"
-                    )
-                part[index] = tuple(texts.setdefault(v, v) if isinstance(v, str) else _cell(v) for v in row)
-            if rows:
-                rows += part
-            else:
-                rows = part
+        parts = iter(parts)
+        first, second = next(parts, []), next(parts, None)
+        if second is None:
+            rows: list[tuple[Any, ...]] | ColumnRows = _normalised_rows(qtype, columns, first, texts)
+        else:
+            rows = ColumnRows(len(columns))
+            for part in chain([first, second], parts):
+                _check_width(qtype, columns, part)
+                rows.extend_raw(part, _cell, texts)
         answer = cls(columns, rows, key)
         answer._sort()
         return answer
@@ -118,6 +133,9 @@ class Answer:
     def _sort(self) -> None:
         """By the key columns (all columns when there is no key); NULLs last."""
         index = [self.columns.index(k) for k in self.key] or list(range(len(self.columns)))
+        if isinstance(self.rows, ColumnRows):
+            self.rows.sort(index)
+            return
         try:
             self.rows.sort(key=itemgetter(*index))  # no NULL in the keys: cheap keys
         except TypeError:  # a NULL beside a value
@@ -126,7 +144,8 @@ class Answer:
             )
 
     def to_json(self) -> dict[str, Any]:
-        return {"columns": self.columns, "key": self.key, "rows": self.rows}  # tuples dump as arrays
+        rows = self.rows if isinstance(self.rows, list) else list(self.rows)
+        return {"columns": self.columns, "key": self.key, "rows": rows}  # tuples dump as arrays
 
     @classmethod
     def from_json(cls, body: dict[str, Any]) -> Answer:

@@ -1,0 +1,124 @@
+"""A large answer held by columns: one NumPy array per column instead of a Python tuple per row.
+
+A 1.7 M-row high-cpu-all answer (4,000 hosts) as tuples of Python floats takes ~0.8 GB; as
+columns (float64 values, int64 instants, shared ``str`` objects for tags) ~0.16 GB. ``ColumnRows``
+is filled part by part (each part's tuples are freed once copied, and normalised a column at a
+time, which for the common kinds needs no Python call per value), sorts by key columns with a
+stable ``numpy.lexsort`` (the same order as sorting the tuples), and gives the rows back as
+tuples of Python values, a chunk at a time, exactly as they were normalised: a float column's
+NaN is the ``None`` it stood for (``Answer``'s normalisation maps NaN to ``None`` already).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+CHUNK_ROWS = 65_536  # rows turned back into tuples at a time while iterating
+
+
+def normalised_column(values: list[Any], cell: Callable[[Any], Any], texts: dict[str, str]) -> np.ndarray:
+    """One column of raw values, normalised as ``cell`` normalises one value, as an array: int64
+    when every value is an int, float64 when they are floats (ints and ``None`` allowed: ``None``
+    becomes NaN), else objects. Tags share one ``str`` per distinct value (``texts``). The common
+    kinds (all floats, all ints, all strings) are converted without a call per value."""
+    kinds = set(map(type, values))
+    if kinds == {float}:
+        return np.array(values, dtype=np.float64)  # NaN is what normalisation makes None
+    if kinds == {int}:
+        return np.array(values, dtype=np.int64)
+    if kinds != {str}:
+        values = [texts.setdefault(v, v) if isinstance(v, str) else cell(v) for v in values]
+        kinds = set(map(type, values))
+        if kinds == {int}:
+            return np.array(values, dtype=np.int64)
+        if float in kinds and kinds <= {float, int, type(None)}:
+            return np.array(values, dtype=np.float64)
+    else:
+        values = [texts.setdefault(v, v) for v in values]
+    array = np.empty(len(values), dtype=object)
+    array[:] = values
+    return array
+
+
+class ColumnRows(Sequence[tuple[Any, ...]]):
+    """Rows of ``width`` columns stored by column; see the module docstring."""
+
+    def __init__(self, width: int):
+        self.width = width
+        self._parts: list[list[np.ndarray]] = [[] for _ in range(width)]
+        self._columns: list[np.ndarray] | None = None
+        self._length = 0
+
+    def extend_raw(self, rows: list[Any], cell: Callable[[Any], Any], texts: dict[str, str]) -> None:
+        """Append raw rows (each of ``width`` cells), normalised column by column
+        (``normalised_column``); ``rows`` is emptied as it is copied."""
+        if not rows:
+            return
+        self._columns = None
+        for index, values in enumerate(zip(*rows, strict=True)):
+            self._parts[index].append(normalised_column(list(values), cell, texts))
+        self._length += len(rows)
+        rows.clear()
+
+    def columns(self) -> list[np.ndarray]:
+        """The columns, each one array (parts joined; mixed kinds joined as objects)."""
+        if self._columns is None:
+            self._columns = [_join(parts) for parts in self._parts]
+            self._parts = [[column] for column in self._columns]
+        return self._columns
+
+    def sort(self, key_index: list[int]) -> None:
+        """Stable sort by the columns of ``key_index`` (the first one first); NULL keys last."""
+        columns = self.columns()
+        keys = [columns[i] for i in key_index]
+        try:
+            order = np.lexsort(tuple(reversed(keys))) if keys else None
+        except TypeError:  # a NULL beside a value: Python's comparison with NULLs last
+            order = np.array(sorted(range(self._length), key=_nulls_last(keys)), dtype=np.int64)
+        if order is not None:
+            self._columns = [column[order] for column in columns]
+            self._parts = [[column] for column in self._columns]
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        columns = self.columns()
+        for start in range(0, self._length, CHUNK_ROWS):
+            stop = min(start + CHUNK_ROWS, self._length)
+            yield from zip(*(_python_values(c[start:stop]) for c in columns), strict=True)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._length))]
+        if index < 0:
+            index += self._length
+        if not 0 <= index < self._length:
+            raise IndexError(index)
+        return tuple(_python_values(c[index : index + 1])[0] for c in self.columns())
+
+
+def _join(parts: list[np.ndarray]) -> np.ndarray:
+    if len(parts) == 1:
+        return parts[0]
+    if len({part.dtype for part in parts}) > 1:  # e.g. an int64 part and an object part
+        parts = [part.astype(object) for part in parts]
+    return np.concatenate(parts)
+
+
+def _python_values(chunk: np.ndarray) -> list[Any]:
+    values = chunk.tolist()
+    if chunk.dtype == np.float64 and np.isnan(chunk).any():
+        return [None if v != v else v for v in values]
+    return values
+
+
+def _nulls_last(keys: list[np.ndarray]) -> Any:
+    def key(row: int) -> tuple[tuple[bool, Any], ...]:
+        cells = (column[row] for column in keys)
+        return tuple((cell is None, cell if cell is not None else 0) for cell in cells)
+
+    return key
