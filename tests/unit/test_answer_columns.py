@@ -80,3 +80,24 @@ def test_a_part_of_the_wrong_width_is_refused() -> None:
     parts[2][5] = parts[2][5][:-1]
     with pytest.raises(AnswerShapeError, match="expected 12 columns"):
         Answer.adopt_parts(HIGH_CPU, parts)
+
+
+def test_both_forms_give_the_same_verdict_reason_and_diff() -> None:
+    """Changed values, a NULL for a number, a wrong key, a missing and an extra row: the column
+    form's comparison equals the row form's, field by field."""
+    rows = _raw_rows(4_000, seed=11)
+    expected = Answer.build(HIGH_CPU, rows)
+    normal = list(expected.rows)
+    cases = {
+        "values": [r if i % 777 else (*r[:5], 1e9, *r[6:]) for i, r in enumerate(normal)],
+        "null": [r if i != 10 else (*r[:2], None, *r[3:]) for i, r in enumerate(normal)],
+        "key": [r if i != 3999 else (r[0], "host_x", *r[2:]) for i, r in enumerate(normal)],
+        "missing": normal[:-3],
+        "extra": [*normal, (normal[-1][0] + 1, "host_0", *normal[-1][2:])],
+    }
+    for name, changed in cases.items():
+        as_rows = Answer.build(HIGH_CPU, [list(r) for r in changed])
+        as_columns = Answer.adopt_parts(HIGH_CPU, _in_parts([list(r) for r in changed], 900))
+        by_rows, by_columns = compare(expected, as_rows), compare(expected, as_columns)
+        assert not by_rows.ok, name
+        assert by_columns.to_json() == by_rows.to_json(), name

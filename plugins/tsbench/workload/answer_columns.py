@@ -122,3 +122,58 @@ def _nulls_last(keys: list[np.ndarray]) -> Any:
         return tuple((cell is None, cell if cell is not None else 0) for cell in cells)
 
     return key
+
+
+def rows_agree(
+    expected: list[Any], rows: ColumnRows, start: int, key_index: list[int], rel_tol: float, abs_tol: float
+) -> np.ndarray | None:
+    """Which of the ``expected`` rows (normalised, in answer order) agree with ``rows`` from
+    ``start`` on, as ``Answer``'s row comparison judges them: keys equal, values within
+    ``abs_tol + rel_tol * |expected|``, ``None`` only beside ``None``. A column at a time, without
+    a Python call per value where both sides are numbers; None when the chunk cannot be judged by
+    columns (a row of another width), so the caller compares it row by row."""
+    width = rows.width
+    if any(len(row) != width for row in expected):
+        return None
+    stop = start + len(expected)
+    agree = np.ones(len(expected), dtype=bool)
+    for index, values in enumerate(zip(*expected, strict=True)):
+        want = normalised_column(list(values), _as_is, {})
+        got = rows.columns()[index][start:stop]
+        agree &= _equal(want, got) if index in key_index else _close(want, got, rel_tol, abs_tol)
+    return agree
+
+
+def _as_is(value: Any) -> Any:
+    return value
+
+
+def _numeric(array: np.ndarray) -> bool:
+    return array.dtype.kind in "if"
+
+
+def _equal(want: np.ndarray, got: np.ndarray) -> np.ndarray:
+    if _numeric(want) and _numeric(got):
+        return np.asarray(want == got)  # keys are never NaN: a NULL key makes an object column
+    return np.fromiter((w == g for w, g in zip(want.tolist(), got.tolist(), strict=True)), bool, len(want))
+
+
+def _close(want: np.ndarray, got: np.ndarray, rel_tol: float, abs_tol: float) -> np.ndarray:
+    if not (_numeric(want) and _numeric(got)):
+        pairs = zip(_python_values(want), _python_values(got), strict=True)
+        return np.fromiter((values_agree(w, g, rel_tol, abs_tol) for w, g in pairs), bool, len(want))
+    expected, actual = want.astype(np.float64), got.astype(np.float64)
+    missing_expected, missing_actual = np.isnan(expected), np.isnan(actual)
+    with np.errstate(invalid="ignore"):
+        within = np.abs(actual - expected) <= abs_tol + rel_tol * np.abs(expected)
+    return (missing_expected & missing_actual) | (~missing_expected & ~missing_actual & within)
+
+
+def values_agree(want: Any, got: Any, rel_tol: float, abs_tol: float) -> bool:
+    """One expected and one actual cell: ``None`` only beside ``None``, strings equal, numbers
+    within ``abs_tol + rel_tol * |want|``."""
+    if want is None or got is None:
+        return want is got
+    if isinstance(want, str) or isinstance(got, str):
+        return bool(want == got)
+    return abs(float(got) - float(want)) <= abs_tol + rel_tol * abs(float(want))

@@ -15,11 +15,11 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from itertools import chain, zip_longest
+from itertools import chain, islice, zip_longest
 from operator import itemgetter
 from typing import Any
 
-from tsbench.workload.answer_columns import ColumnRows
+from tsbench.workload.answer_columns import CHUNK_ROWS, ColumnRows, rows_agree, values_agree
 from tsbench.workload.query_types import Kind, QueryType
 
 REL_TOL = 1e-9
@@ -168,14 +168,6 @@ class Comparison:
         return {"ok": self.ok, "reason": self.reason, "diff": self.diff}
 
 
-def _agree(expected: Any, actual: Any, rel_tol: float, abs_tol: float) -> bool:
-    if expected is None or actual is None:
-        return expected is actual
-    if isinstance(expected, str) or isinstance(actual, str):
-        return expected == actual
-    return abs(float(actual) - float(expected)) <= abs_tol + rel_tol * abs(float(expected))
-
-
 def compare(
     expected: Answer, actual: Answer, rel_tol: float = REL_TOL, abs_tol: float = ABS_TOL, sample: int = 5
 ) -> Comparison:
@@ -193,30 +185,67 @@ def compare_rows(
     sample: int = 5,
 ) -> Comparison:
     """``compare`` with the expected rows as any iterable in answer order (e.g. streamed from the
-    answers file, never all in memory)."""
+    answers file, never all in memory). An answer held by columns is judged a chunk of rows at a
+    time (``rows_agree``), the same verdict as row by row."""
     if columns != actual.columns:
         return Comparison(False, f"columns differ: expected {columns}, got {actual.columns}")
     key_index = [columns.index(k) for k in key]
-    diff: list[dict[str, Any]] = []
-    mismatches = expected_count = 0
-    for position, (want, got) in enumerate(zip_longest(expected_rows, actual.rows)):
-        expected_count += want is not None
-        if want is not None and got is not None:
-            same_key = all(want[i] == got[i] for i in key_index)
-            if same_key and all(_agree(w, g, rel_tol, abs_tol) for w, g in zip(want, got, strict=True)):
-                continue
-        mismatches += 1
-        if len(diff) < sample:
-            diff.append(
+    tally = _Tally(sample)
+    expected = iter(expected_rows)
+    position = 0
+    if isinstance(actual.rows, ColumnRows):
+        while chunk := list(islice(expected, CHUNK_ROWS)):
+            judged = chunk[: max(len(actual.rows) - position, 0)]
+            agree = rows_agree(judged, actual.rows, position, key_index, rel_tol, abs_tol)
+            for offset, want in enumerate(chunk):
+                if agree is not None and offset < len(judged) and agree[offset]:
+                    continue
+                got = actual.rows[position + offset] if position + offset < len(actual.rows) else None
+                tally.judge(position + offset, want, got, key_index, rel_tol, abs_tol)
+            position += len(chunk)
+            tally.expected_count += len(chunk)
+    rest = islice(actual.rows, position, None) if isinstance(actual.rows, ColumnRows) else actual.rows
+    for offset, (want, got) in enumerate(zip_longest(expected, rest)):
+        tally.expected_count += want is not None
+        tally.judge(position + offset, want, got, key_index, rel_tol, abs_tol)
+    return tally.comparison(len(actual.rows))
+
+
+@dataclass
+class _Tally:
+    """Mismatches counted over every row, up to ``sample`` of them kept as a diff; the callers
+    count the expected rows."""
+
+    sample: int
+    mismatches: int = 0
+    expected_count: int = 0
+    diff: list[dict[str, Any]] = field(default_factory=list)
+
+    def judge(
+        self, position: int, want: Any, got: Any, key_index: list[int], rel_tol: float, abs_tol: float
+    ) -> None:
+        if want is not None and got is not None and _rows_agree(want, got, key_index, rel_tol, abs_tol):
+            return
+        self.mismatches += 1
+        if len(self.diff) < self.sample:
+            self.diff.append(
                 {
                     "row": position,
                     "expected": None if want is None else list(want),
                     "actual": None if got is None else list(got),
                 }
             )
-    if not mismatches:
-        return Comparison(True)
-    reason = f"{mismatches} of {expected_count} expected rows differ"
-    if expected_count != len(actual.rows):
-        reason += f" (expected {expected_count} rows, got {len(actual.rows)})"
-    return Comparison(False, reason, diff)
+
+    def comparison(self, actual_count: int) -> Comparison:
+        if not self.mismatches:
+            return Comparison(True)
+        reason = f"{self.mismatches} of {self.expected_count} expected rows differ"
+        if self.expected_count != actual_count:
+            reason += f" (expected {self.expected_count} rows, got {actual_count})"
+        return Comparison(False, reason, self.diff)
+
+
+def _rows_agree(want: Any, got: Any, key_index: list[int], rel_tol: float, abs_tol: float) -> bool:
+    if len(want) != len(got) or any(want[i] != got[i] for i in key_index):
+        return False
+    return all(values_agree(w, g, rel_tol, abs_tol) for w, g in zip(want, got, strict=True))
