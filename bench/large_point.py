@@ -4,9 +4,10 @@ time and peak RSS of the orchestrating process per task, and each target's phase
     .venv/bin/python bench/large_point.py [--scale 4000] [--duration 1d] [--trials 1]
 
 Peak RSS per task = the highest resident set of this process sampled every 0.2 s while the task ran
-(``/proc/self/status`` VmRSS); the process's own high-water mark (``ru_maxrss``) is printed at the
-end. Database servers are other processes and not counted. Nothing in the pipeline may hold a whole
-dataset in memory: at 4,000 hosts × 1 day (34.56 M rows) the peak must stay ≤ 2 GB.
+(``/proc/self/status`` VmRSS; each task's start and end from Airflow's metadata database); the
+process's own high-water mark (``ru_maxrss``) is printed at the end. Database servers are other
+processes and not counted. Nothing in the pipeline may hold a whole dataset in memory: at 4,000
+hosts × 1 day (34.56 M rows) the peak must stay ≤ 2 GB.
 """
 
 from __future__ import annotations
@@ -14,17 +15,16 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import re
 import resource
 import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from orchestration import comparison_dag
 
 ROOT = Path(__file__).resolve().parents[1]
-TASK = re.compile(r"running task <TaskInstance: tsbench_comparison\.([\w.]+) .*?(map_index=(\d+))?")
 
 
 def rss_bytes() -> int:
@@ -34,35 +34,33 @@ def rss_bytes() -> int:
     return 0
 
 
-class TaskWatch(logging.Handler):
-    """Which task runs (from dag.test's log), its start, and the peak RSS sampled meanwhile."""
+class RssSampler:
+    """This process's resident set every 0.2 s, with the wall-clock time (UTC) of each sample."""
 
     def __init__(self) -> None:
-        super().__init__()
-        self.tasks: list[list] = []  # [name, started, ended, peak_rss]
-        self.guard = threading.Lock()
+        self.samples: list[tuple[float, int]] = []
         self.done = threading.Event()
 
-    def emit(self, record: logging.LogRecord) -> None:
-        found = TASK.search(record.getMessage())
-        if found:
-            now = time.perf_counter()
-            name = found.group(1) + (f"[{found.group(3)}]" if found.group(3) else "")
-            with self.guard:
-                if self.tasks:
-                    self.tasks[-1][2] = now
-                    done = self.tasks[-1]
-                    print(
-                        f"  done {done[0]:<34} {now - done[1]:8.1f} s {done[3] / 2**20:8.0f} MB", flush=True
-                    )
-                self.tasks.append([name, now, None, rss_bytes()])
-
-    def sample(self) -> None:
+    def run(self) -> None:
         while not self.done.wait(0.2):
-            value = rss_bytes()
-            with self.guard:
-                if self.tasks:
-                    self.tasks[-1][3] = max(self.tasks[-1][3], value)
+            self.samples.append((time.time(), rss_bytes()))
+
+    def peak(self, start: float, end: float) -> int:
+        """The highest sample between ``start`` and ``end`` (epoch seconds), or 0."""
+        return max((rss for at, rss in self.samples if start <= at <= end), default=0)
+
+
+def task_peaks(run: Any, sampler: RssSampler) -> list[tuple[str, float, int]]:
+    """``(task, wall s, peak RSS bytes)`` per task instance of ``run``, in the order they started
+    (their start and end times from Airflow's metadata database)."""
+    rows = []
+    for ti in sorted(run.get_task_instances(), key=lambda ti: ti.start_date or ti.end_date):
+        if ti.start_date is None or ti.end_date is None:
+            continue
+        start, end = ti.start_date.timestamp(), ti.end_date.timestamp()
+        name = ti.task_id + (f"[{ti.map_index}]" if ti.map_index >= 0 else "")
+        rows.append((name, end - start, sampler.peak(start, end)))
+    return rows
 
 
 def main() -> None:
@@ -75,14 +73,12 @@ def main() -> None:
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="tsbench-large-", dir="/var/tmp"))
     work.chmod(0o755)  # the servers run as their own users (PostgreSQL as postgres)
-    watch = TaskWatch()
-    logging.getLogger().addHandler(watch)
+    sampler = RssSampler()
     logging.getLogger().setLevel(logging.INFO)
     dag = comparison_dag(work, TSBENCH_DATASETS=str(work / "datasets"), TSBENCH_STATE=str(work / "state"))
     from tsbench.airflow.params import DEFAULTS
 
-    sampler = threading.Thread(target=watch.sample, daemon=True)
-    sampler.start()
+    threading.Thread(target=sampler.run, daemon=True).start()
     conf = {
         **DEFAULTS,
         "scales": [args.scale],
@@ -95,19 +91,18 @@ def main() -> None:
     started = time.perf_counter()
     run = dag.test(run_conf=conf)
     wall = time.perf_counter() - started
-    watch.done.set()
-    with watch.guard:
-        if watch.tasks and watch.tasks[-1][2] is None:
-            watch.tasks[-1][2] = time.perf_counter()
-    report(run.state, wall, watch.tasks, work, args)
+    sampler.done.set()
+    report(run.state, wall, task_peaks(run, sampler), work, args)
 
 
-def report(state: str, wall: float, tasks: list[list], work: Path, args: argparse.Namespace) -> None:
+def report(
+    state: str, wall: float, tasks: list[tuple[str, float, int]], work: Path, args: argparse.Namespace
+) -> None:
     print(f"DAG run {state}: {args.targets} at {args.scale} hosts × {args.duration}, trials {args.trials}")
     print(f"  DAG wall {wall:.1f} s; results under {work}")
     print(f"  {'task':<34} {'wall s':>8} {'peak RSS MB':>12}")
-    for name, begun, ended, peak in tasks:
-        print(f"  {name:<34} {ended - begun:8.1f} {peak / 2**20:12.0f}")
+    for name, seconds, peak in tasks:
+        print(f"  {name:<34} {seconds:8.1f} {peak / 2**20:12.0f}")
     high_water = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(f"  process high-water mark (ru_maxrss): {high_water / 2**20:.0f} MB")
     folder = next(p for p in (work / "out" / "runs").iterdir() if p.is_dir())

@@ -70,6 +70,27 @@ def load_all(target: Target, dataset: Dataset, batch_rows: int = 5_000) -> int:
     return written
 
 
+def check_decoding_in_parts(target: Target, dataset: Dataset, rows_per_part: int = 97) -> int:
+    """The largest answer type (high-cpu-all) fetched from the real server and decoded in parts of
+    ``rows_per_part`` rows (held by columns, as a large answer is) equals the answer decoded at once
+    and the oracle's. Returns the rows of the answer (so a test can insist it spanned parts)."""
+    query = generate_queries(DataRange.of(dataset), ["high-cpu-all"], 1, seed=9)[0]
+    text = target.render(query)
+    session = target.session()
+    oracle = Oracle(dataset)
+    try:
+        at_once = Answer.build(query.query_type, session.decode(session.fetch(text)), query.fields)
+        parts = session.decode_parts(session.fetch(text), rows_per_part=rows_per_part)
+        in_parts = Answer.adopt_parts(query.query_type, parts, query.fields)
+        expected = oracle.answer(query)
+    finally:
+        session.close()
+        oracle.close()
+    assert compare(at_once, in_parts).ok and compare(expected, in_parts).ok
+    assert list(in_parts.rows) == at_once.rows
+    return len(at_once.rows)
+
+
 def check_all_queries(target: Target, dataset: Dataset, per_type: int = 3, seed: int = 5) -> dict[str, int]:
     """Run ``per_type`` queries of every supported type of the dataset's use case; every answer must
     match the oracle.

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 import requests
-from conftest import check_all_queries, check_ycsb_ts, load_all
+from conftest import check_all_queries, check_decoding_in_parts, check_ycsb_ts, load_all
 
 from tsbench.spec import DatasetSpec
 from tsbench.targets.base import TargetError
@@ -46,6 +46,12 @@ def test_every_query_type_matches_the_oracle(influx, small_dataset: Dataset) -> 
     nonempty = check_all_queries(target, small_dataset, per_type=3)
     assert set(nonempty) == set(QUERY_TYPES)
     assert sum(count > 0 for count in nonempty.values()) >= len(QUERY_TYPES) - 1, nonempty
+
+
+def test_a_large_answer_decoded_in_parts_is_the_answer_at_once(influx, small_dataset: Dataset) -> None:
+    """Decoded in parts and held by columns, as a large answer is (issue 12's 4,000-host point)."""
+    _, target = influx
+    assert check_decoding_in_parts(target, small_dataset) > 3 * 97  # spans several parts
 
 
 def test_facts(influx) -> None:

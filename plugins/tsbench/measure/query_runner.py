@@ -87,13 +87,18 @@ def run_pass(
 
 
 def _decoded(received: Received) -> Iterator[list[Any]]:
-    """The raw answer decoded in parts where the session can (``decode_parts``), else at once."""
+    """The raw answer decoded in parts where the session can (``decode_parts``), else at once. The
+    raw answer is taken out of ``received``, so the decoder holds its only reference and can free
+    it as it goes."""
     session = received.session
+    raw, received.raw = received.raw, None
     parts = getattr(session, "decode_parts", None)
-    if parts is not None:
-        yield from parts(received.raw)
-    else:
-        yield session.decode(received.raw)
+    if parts is None:
+        yield session.decode(raw)
+        return
+    decoding = parts(raw)
+    del raw
+    yield from decoding
 
 
 def _decode_and_check(received: Received, query: LogicalQuery, expected: Mapping[str, Answer]) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -24,6 +25,7 @@ from tsbench.runtimes.local import allocated_bytes
 from tsbench.targets.base import Capabilities, Endpoint, Footprint, Target, TargetError
 from tsbench.targets.httpclient import LeanHttp
 from tsbench.targets.influxdb import dialect, v2
+from tsbench.targets.influxdb.answers import ROWS_PER_PART, first_result, shaped_parts
 from tsbench.targets.influxdb.server import DATABASE, TUNING, InfluxDBServer
 from tsbench.targets.influxdb.writer import GZIP_LEVEL, TAG_ORDER, InfluxWriter
 from tsbench.targets.lineprotocol import LineBuilder, LineFormat
@@ -38,7 +40,7 @@ def _result(response: requests.Response, text: str) -> dict[str, Any]:
     """The first statement's result of a /query response (TargetError on any error)."""
     if response.status_code != 200:
         raise TargetError(f"influxdb: /query answered {response.status_code}: {response.text[:300]}\n{text}")
-    return _first_result(response.json(), text)
+    return first_result(response.json(), text)
 
 
 def _query(
@@ -60,12 +62,6 @@ def _query(
 def _allocated(path: Path) -> int:
     """Bytes allocated on disk for a file or a folder tree (``du``)."""
     return path.lstat().st_blocks * 512 if path.is_file() else allocated_bytes([path])
-
-
-def _no_rows_value(text: str) -> Any:
-    if text == "null":
-        return None
-    return float(text) if "." in text else int(text)
 
 
 class InfluxSession:
@@ -90,45 +86,22 @@ class InfluxSession:
 
     def decode(self, raw: tuple[str, bytes]) -> list[tuple[Any, ...]]:
         text, body = raw
-        return _shape(text, _first_result(json.loads(body), text))
+        return [row for part in shaped_parts(text, first_result(json.loads(body), text)) for row in part]
+
+    def decode_parts(self, raw: tuple[str, bytes], rows_per_part: int = ROWS_PER_PART) -> Iterator[list[Any]]:
+        """``decode`` in parts of ``rows_per_part`` rows. The caller hands over its only reference
+        to ``raw``: the body is freed once parsed, and each parsed row once shaped."""
+        text, body = raw
+        del raw
+        document = json.loads(body)
+        del body
+        yield from shaped_parts(text, first_result(document, text), rows_per_part)
 
     def execute(self, text: str) -> list[tuple[Any, ...]]:
         return self.decode(self.fetch(text))
 
     def close(self) -> None:
         self.http.close()
-
-
-def _first_result(body: dict[str, Any], text: str) -> dict[str, Any]:
-    if "error" in body:
-        raise TargetError(f"influxdb: {body['error']}\n{text}")
-    result = body["results"][0]
-    if "error" in result:
-        raise TargetError(f"influxdb: {result['error']}\n{text}")
-    return result
-
-
-def _shape(text: str, result: dict[str, Any]) -> list[tuple[Any, ...]]:
-    """Rows in the answer header's column order from one statement's series."""
-    columns, no_rows = dialect.parse_header(text)
-    rows: list[tuple[Any, ...]] = []
-    for series in result.get("series", ()):
-        names = series["columns"]
-        tags = series.get("tags") or {}
-        getters = []
-        for column in columns:
-            source = "time" if column in ("bucket", "time") else column
-            if source in names:
-                getters.append((names.index(source), None))
-            elif column in tags:
-                getters.append((-1, tags[column]))
-            else:
-                raise TargetError(f"influxdb: result has no column or tag {column!r}: {names} {tags}")
-        for values in series.get("values", ()):
-            rows.append(tuple(value if index < 0 else values[index] for index, value in getters))
-    if not rows and no_rows is not None:
-        rows.append((_no_rows_value(no_rows),))
-    return rows
 
 
 @dataclass

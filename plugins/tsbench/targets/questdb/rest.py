@@ -13,6 +13,7 @@ copies every cell into its result inside the timed window, which cost our client
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote
 
@@ -22,6 +23,7 @@ from tsbench.targets.base import TargetError
 from tsbench.targets.httpclient import LeanHttp
 
 QUERY_TIMEOUT_S = 600
+ROWS_PER_PART = 65_536  # rows typed at once by decode_parts
 _TIMESTAMPS = frozenset({"TIMESTAMP", "TIMESTAMP_NS", "DATE"})
 
 
@@ -45,15 +47,26 @@ class QuestDBRestSession:
         return text, self.http.answer("questdb: /exec", "GET", path, f"\n{text[:300]}")
 
     def decode(self, raw: tuple[str, bytes]) -> list[tuple[Any, ...]]:
+        return [row for part in self.decode_parts(raw) for row in part]
+
+    def decode_parts(self, raw: tuple[str, bytes], rows_per_part: int = ROWS_PER_PART) -> Iterator[list[Any]]:
+        """``decode`` in parts of ``rows_per_part`` rows. The caller hands over its only reference
+        to ``raw``: the body is freed once parsed, and each parsed row once typed."""
         text, body = raw
+        del raw
         answer = json.loads(body)
+        del body
         if "error" in answer:
             raise TargetError(f"questdb: {answer['error']}\n{text[:300]}")
-        columns = [list(c) for c in zip(*answer.get("dataset", ()), strict=True)]
-        for index, column in enumerate(answer.get("columns", ())):
-            if columns and column["type"] in _TIMESTAMPS:
+        stamps = [i for i, c in enumerate(answer.get("columns", ())) if c["type"] in _TIMESTAMPS]
+        dataset = answer.get("dataset") or []
+        for start in range(0, len(dataset), rows_per_part):
+            stop = min(start + rows_per_part, len(dataset))
+            columns = [list(c) for c in zip(*dataset[start:stop], strict=True)]
+            dataset[start:stop] = [None] * (stop - start)
+            for index in stamps:
                 columns[index] = _nanoseconds(columns[index])
-        return list(zip(*columns, strict=True))
+            yield list(zip(*columns, strict=True))
 
     def execute(self, text: str) -> list[tuple[Any, ...]]:
         return self.decode(self.fetch(text))
