@@ -11,7 +11,7 @@ NaN is the ``None`` it stood for (``Answer``'s normalisation maps NaN to ``None`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -77,7 +77,8 @@ class ColumnRows(Sequence[tuple[Any, ...]]):
         try:
             order = np.lexsort(tuple(reversed(keys))) if keys else None
         except TypeError:  # a NULL beside a value: Python's comparison with NULLs last
-            order = np.array(sorted(range(self._length), key=_nulls_last(keys)), dtype=np.int64)
+            rows = sorted(range(self._length), key=lambda row: nulls_last(column[row] for column in keys))
+            order = np.array(rows, dtype=np.int64)
         if order is not None:
             self._columns = [column[order] for column in columns]
             self._parts = [[column] for column in self._columns]
@@ -116,12 +117,9 @@ def _python_values(chunk: np.ndarray) -> list[Any]:
     return values
 
 
-def _nulls_last(keys: list[np.ndarray]) -> Any:
-    def key(row: int) -> tuple[tuple[bool, Any], ...]:
-        cells = (column[row] for column in keys)
-        return tuple((cell is None, cell if cell is not None else 0) for cell in cells)
-
-    return key
+def nulls_last(cells: Iterable[Any]) -> tuple[tuple[bool, Any], ...]:
+    """A sort key over ``cells`` that orders NULLs after every value (for keys holding NULLs)."""
+    return tuple((cell is None, cell if cell is not None else 0) for cell in cells)
 
 
 def rows_agree(
@@ -137,9 +135,10 @@ def rows_agree(
         return None
     stop = start + len(expected)
     agree = np.ones(len(expected), dtype=bool)
+    columns = rows.columns()
     for index, values in enumerate(zip(*expected, strict=True)):
         want = normalised_column(list(values), _as_is, {})
-        got = rows.columns()[index][start:stop]
+        got = columns[index][start:stop]
         agree &= _equal(want, got) if index in key_index else _close(want, got, rel_tol, abs_tol)
     return agree
 

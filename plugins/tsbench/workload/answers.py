@@ -19,7 +19,7 @@ from itertools import chain, islice, zip_longest
 from operator import itemgetter
 from typing import Any
 
-from tsbench.workload.answer_columns import CHUNK_ROWS, ColumnRows, rows_agree, values_agree
+from tsbench.workload.answer_columns import CHUNK_ROWS, ColumnRows, nulls_last, rows_agree, values_agree
 from tsbench.workload.query_types import Kind, QueryType
 
 REL_TOL = 1e-9
@@ -139,9 +139,7 @@ class Answer:
         try:
             self.rows.sort(key=itemgetter(*index))  # no NULL in the keys: cheap keys
         except TypeError:  # a NULL beside a value
-            self.rows.sort(
-                key=lambda row: tuple((row[i] is None, row[i] if row[i] is not None else 0) for i in index)
-            )
+            self.rows.sort(key=lambda row: nulls_last(row[i] for i in index))
 
     def to_json(self) -> dict[str, Any]:
         rows = self.rows if isinstance(self.rows, list) else list(self.rows)
@@ -204,7 +202,7 @@ def compare_rows(
                 tally.judge(position + offset, want, got, key_index, rel_tol, abs_tol)
             position += len(chunk)
             tally.expected_count += len(chunk)
-    rest = islice(actual.rows, position, None) if isinstance(actual.rows, ColumnRows) else actual.rows
+    rest = actual.rows[position:] if isinstance(actual.rows, ColumnRows) else actual.rows  # extra rows
     for offset, (want, got) in enumerate(zip_longest(expected, rest)):
         tally.expected_count += want is not None
         tally.judge(position + offset, want, got, key_index, rel_tol, abs_tol)

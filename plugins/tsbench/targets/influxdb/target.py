@@ -85,8 +85,7 @@ class InfluxSession:
         return text, self.http.answer("influxdb: /query", "GET", path, f"\n{text}")
 
     def decode(self, raw: tuple[str, bytes]) -> list[tuple[Any, ...]]:
-        text, body = raw
-        return [row for part in shaped_parts(text, first_result(json.loads(body), text)) for row in part]
+        return [row for part in self.decode_parts(raw) for row in part]
 
     def decode_parts(self, raw: tuple[str, bytes], rows_per_part: int = ROWS_PER_PART) -> Iterator[list[Any]]:
         """``decode`` in parts of ``rows_per_part`` rows. The caller hands over its only reference
