@@ -217,10 +217,10 @@ def cmd_lease(args: argparse.Namespace) -> str:
     lease = MachineLease()
     holder = lease.force_release() if args.release else lease.holder()
     if holder is None:
-        return f"machine lease {lease.path}: free"
+        return f"machine lease {lease.where}: free"
     since = datetime.fromtimestamp(holder["since"], UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     verb = "released (was held by" if args.release else "held by"
-    return f"machine lease {lease.path}: {verb} {holder['owner']} since {since}" + (
+    return f"machine lease {lease.where}: {verb} {holder['owner']} since {since}" + (
         ")" if args.release else ""
     )
 

@@ -1,9 +1,12 @@
 """The machine lease: at most one benchmark branch (one database server) measures on a machine at
 a time, whatever the executor does in parallel.
 
-The lease is a file created atomically (``O_CREAT | O_EXCL``) in the state root, holding the owner,
-the time it was taken and the owner's last heartbeat. ``try_acquire`` is non-blocking; ``acquire``
-waits (polling) up to a timeout and then raises ``MachineBusy`` naming the holder. The holder's
+The lease is one small document in a ``Slot`` (``lease_slots``): the file ``machine.lease`` in the
+state root, or — when ``$TSBENCH_RUN_STORE`` names a run store that workers on several machines
+share — an object per benchmark host in it (S3 conditional writes). It holds the owner, the time it
+was taken and the owner's last heartbeat; every change is a compare-and-swap on the version read.
+``try_acquire`` is non-blocking; ``acquire`` waits (polling) up to a timeout and then raises
+``MachineBusy`` naming the holder. The holder's
 tasks beat while they run (``keep_alive``); a lease whose last beat is older than
 ``stale_after_s`` (default 15 min) is taken over — its owner died without teardown — and an owner
 that finds its lease taken over fails loudly (``LeaseLost``) instead of measuring beside another
@@ -17,7 +20,6 @@ branch's lease spans several task processes, so it is never process-bound and wa
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import threading
@@ -27,7 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from tsbench.results.files import write_bytes_atomic
+from tsbench.lease_slots import FileSlot, Slot, slot_for
 from tsbench.runtimes.local import state_root
 
 DEFAULT_STALE_AFTER_S = float(os.environ.get("TSBENCH_LEASE_STALE_S", 15 * 60))
@@ -48,41 +50,52 @@ def wait_limit_s() -> float:
     return float(os.environ.get("TSBENCH_MACHINE_WAIT_S") or DEFAULT_WAIT_S)
 
 
+def machine_key() -> str:
+    """The benchmark host a ``local`` or ``docker`` runtime measures on: this machine."""
+    return "host-" + socket.gethostname()
+
+
+def default_slot(root: Path | None = None) -> Slot:
+    """Where this machine's lease lives: in the run store when ``$TSBENCH_RUN_STORE`` names one
+    (shared by workers on other machines: ``s3://…`` or a shared folder), else the file
+    ``machine.lease`` in the state root (one machine, one state root)."""
+    store = os.environ.get("TSBENCH_RUN_STORE")
+    if store and root is None:
+        return slot_for(store, machine_key())
+    return FileSlot((root or state_root()) / "machine.lease")
+
+
 class MachineLease:
+    """The lease of one benchmark host, in a ``Slot`` (default: ``default_slot(root)``)."""
+
     def __init__(
         self,
         root: Path | None = None,
         stale_after_s: float = DEFAULT_STALE_AFTER_S,
         process_bound: bool = False,
+        slot: Slot | None = None,
     ):
-        self.path = (root or state_root()) / "machine.lease"
+        self.slot = slot or default_slot(root)
+        self.where = self.slot.where
         self.stale_after_s = stale_after_s
         self.process_bound = process_bound
 
     def holder(self) -> dict[str, Any] | None:
-        try:
-            return json.loads(self.path.read_text())
-        except (FileNotFoundError, json.JSONDecodeError):
-            return None
+        return self.slot.read()[0]
 
     def try_acquire(self, owner: str) -> bool:
-        """Take the lease for ``owner`` if it is free, stale, or already ``owner``'s."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        current = self.holder()
-        if current is not None:
-            if current.get("owner") == owner:
-                return True
-            fresh = time.time() - _last_beat(current) < self.stale_after_s
-            if fresh and not holder_process_gone(current):
-                return False
-            self.path.unlink(missing_ok=True)  # stale, or its process died without releasing it
-        try:
-            fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
+        """Take the lease for ``owner`` if it is free, stale, or already ``owner``'s. A takeover
+        replaces exactly the stale document it read (compare-and-swap): of two takers, one wins."""
+        current, version = self.slot.read()
+        if current is None:
+            return self.slot.create(self._new_holder(owner))
+        if current.get("owner") == owner:
+            return True
+        fresh = time.time() - _last_beat(current) < self.stale_after_s
+        if fresh and not holder_process_gone(current):
             return False
-        with os.fdopen(fd, "w") as handle:
-            json.dump(self._new_holder(owner), handle)
-        return True
+        assert version is not None
+        return self.slot.replace(self._new_holder(owner), version)  # stale, or its process died
 
     def _new_holder(self, owner: str) -> dict[str, Any]:
         now, pid = time.time(), os.getpid()
@@ -91,13 +104,18 @@ class MachineLease:
             holder |= {"host": socket.gethostname(), "process_start": process_start(pid)}
         return holder
 
-    def beat(self, owner: str) -> None:
-        """Record that ``owner`` is alive; raises ``LeaseLost`` when it no longer holds the lease."""
-        current = self.holder()
-        if current is None or current.get("owner") != owner:
-            raise LeaseLost(f"{owner} no longer holds the machine lease: {describe(current)}")
-        body = json.dumps({**current, "beat": time.time()}).encode()
-        write_bytes_atomic(self.path, body)
+    def beat(self, owner: str, attempts: int = 3) -> None:
+        """Record that ``owner`` is alive; raises ``LeaseLost`` when it no longer holds the lease.
+        A beat replaces only the version it read; it reads again when another beat of the same
+        owner came in between."""
+        for _ in range(attempts):
+            current, version = self.slot.read()
+            if current is None or current.get("owner") != owner:
+                raise LeaseLost(f"{owner} no longer holds the machine lease: {describe(current)}")
+            assert version is not None
+            if self.slot.replace({**current, "beat": time.time()}, version):
+                return
+        raise LeaseLost(f"{owner}: the machine lease at {self.where} kept changing under its beat")
 
     @contextmanager
     def keep_alive(self, owner: str, every_s: float = BEAT_EVERY_S) -> Iterator[None]:
@@ -150,17 +168,18 @@ class MachineLease:
 
     def force_release(self) -> dict[str, Any] | None:
         """Remove the lease whoever holds it (operators: after a crash); returns the old holder."""
-        current = self.holder()
-        self.path.unlink(missing_ok=True)
+        current, version = self.slot.read()
+        if version is not None:
+            self.slot.delete(version)
         return current
 
     def release(self, owner: str) -> bool:
         """Give the lease back if ``owner`` holds it; returns whether it did."""
-        current = self.holder()
+        current, version = self.slot.read()
         if current is None or current.get("owner") != owner:
             return False
-        self.path.unlink(missing_ok=True)
-        return True
+        assert version is not None
+        return self.slot.delete(version)
 
 
 def busy(waited_s: float, limit_s: float, holder: dict[str, Any] | None) -> MachineBusy:

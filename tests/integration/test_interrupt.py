@@ -41,8 +41,8 @@ def _processes_under(folder: Path) -> list[str]:
 def test_a_stopped_run_tears_down_its_servers_and_frees_the_machine(
     tmp_path: Path, dataset_cache: Path, signum: int, phase: str
 ) -> None:
-    """PostgreSQL at 100 hosts × 1 day (864,000 rows, ≥ 3 s of load on this machine): the signal arrives one second into
-    ``phase``; the run exits with 128 + the signal within a minute, the phase records the
+    """PostgreSQL at 100 hosts × 1 day (864,000 rows, ≥ 3 s of load here): the signal arrives one
+    second into ``phase``; the run exits with 128 + the signal within a minute, the phase records the
     interruption, teardown ran, no server process is left and the lease is free."""
     out, state = tmp_path / "out", Path("/var/tmp/tsbench-tests") / f"stop-{tmp_path.name}"
     run = ["run", "--targets", "postgres", "--scales", "100", "--duration", "1d", "--runtime", "local"]

@@ -75,7 +75,7 @@ def test_keep_alive_beats_while_the_block_runs(tmp_path: Path) -> None:
     with lease.keep_alive("busy", every_s=0.1):
         time.sleep(1.0)  # twice the stale limit: only the beats keep it
         assert not MachineLease(tmp_path, stale_after_s=0.5).try_acquire("other")
-    body = json.loads(lease.path.read_text())
+    body = json.loads(lease.slot.path.read_text())
     assert body["owner"] == "busy" and time.time() - body["beat"] < 0.5
 
 
@@ -121,11 +121,11 @@ def test_only_a_process_bound_lease_of_this_host_is_freed_by_its_process_exit(tm
     lease = MachineLease(tmp_path, stale_after_s=3600)
     _lease_taken_in_a_child(tmp_path, "branch", exit_after=True).wait()
     unbound = {**lease.holder(), "process_start": None}
-    lease.path.write_text(json.dumps(unbound))
+    lease.slot.path.write_text(json.dumps(unbound))
     assert not lease.try_acquire("next")  # the taking process exited, the lease is the branch's
     elsewhere = {**unbound, "process_start": 1, "host": "another-host"}
-    lease.path.write_text(json.dumps(elsewhere))
+    lease.slot.path.write_text(json.dumps(elsewhere))
     assert not lease.try_acquire("next")
     reused = {**unbound, "pid": os.getpid(), "process_start": 1, "host": socket.gethostname()}
-    lease.path.write_text(json.dumps(reused))
+    lease.slot.path.write_text(json.dumps(reused))
     assert lease.try_acquire("next")
