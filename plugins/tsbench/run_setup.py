@@ -9,6 +9,7 @@ import hashlib
 import logging
 import time
 import uuid
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from tsbench.results.files import read_json, write_bytes_atomic, write_json_atom
 from tsbench.results.model import PointFacts
 from tsbench.spec import RunSpec
 from tsbench.timeutil import format_instant
-from tsbench.workload.dataset import Dataset, ensure_dataset
+from tsbench.workload.dataset import Dataset, DatasetError, ensure_dataset
 from tsbench.workload.oracle import ORACLE_VERSION, Oracle, write_answers
 from tsbench.workload.queries import DataRange, generate_queries, write_query_set
 from tsbench.workload.usecases import get_use_case
@@ -74,11 +75,34 @@ def own_point(spec: RunSpec, run_dir: Path) -> PointFacts:
     )
 
 
+def run_dataset(run: Mapping[str, Any], dataset_cache: Path | None = None) -> Dataset:
+    """The dataset a run folder's ``run.json`` names, on this worker. Where the recorded path holds
+    it (the worker that generated it, or a shared cache) it is opened; a worker that lacks it
+    generates it again from the run's spec into its own cache (the generator is deterministic).
+    Either way its id and every file's sha256 must equal what was recorded when the run first
+    produced it, else ``DatasetError``."""
+    recorded = run["dataset"]
+    path = Path(recorded["path"])
+    if (path / "manifest.json").is_file():
+        dataset = Dataset.open(path)
+    else:
+        dataset, reused = ensure_dataset(RunSpec.parse(**run["spec"]).dataset, dataset_cache)
+        how = "found in this worker's cache" if reused else "generated again on this worker"
+        log.info("dataset %s is not at %s: %s (%s)", recorded["id"], path, how, dataset.path)
+    shas = [entry["sha256"] for entry in dataset.manifest["files"]]
+    if dataset.id != recorded["id"] or shas != recorded["files_sha256"]:
+        raise DatasetError(
+            f"dataset {dataset.id} at {dataset.path} is not the one the run recorded ({recorded['id']}, "
+            "files by sha256): the generator or its version differs between workers"
+        )
+    return dataset
+
+
 def prepare_oracle(run_dir: Path) -> dict[str, Any]:
     """The logical query set and the oracle's reference answers; adds their facts to ``run.json``."""
     run = read_json(run_dir / "run.json")
     spec = RunSpec.parse(**run["spec"])
-    dataset = Dataset.open(run["dataset"]["path"])
+    dataset = run_dataset(run)
     queries = generate_queries(
         DataRange.of(dataset), spec.resolved_query_types, spec.queries_per_type, spec.effective_query_seed
     )

@@ -26,7 +26,7 @@ from tsbench.measure.resources import ResourceSampler
 from tsbench.measure.wire_cache import WireCache, ensure_wire_cache
 from tsbench.results import model as records
 from tsbench.results.files import read_json, write_json_atomic
-from tsbench.run_setup import new_run_id, prepare_run
+from tsbench.run_setup import new_run_id, prepare_run, run_dataset
 from tsbench.runtimes.base import Runtime, Server
 from tsbench.runtimes.select import runtime_for
 from tsbench.spec import RunSpec
@@ -70,7 +70,7 @@ class TargetPhases:
     @property
     def dataset(self) -> Dataset:
         if self._dataset is None:
-            self._dataset = Dataset.open(self.run["dataset"]["path"])
+            self._dataset = run_dataset(self.run)
         return self._dataset
 
     def server(self) -> Server:

@@ -22,8 +22,9 @@ from tsbench.results.documents import (
     scale_dirs,
     stored_results,
 )
-from tsbench.results.files import write_json_atomic
+from tsbench.results.files import read_json, write_json_atomic
 from tsbench.results.model import RunResult, Validation
+from tsbench.run_setup import run_dataset
 from tsbench.timeutil import format_instant
 from tsbench.validation.checks import SuiteSpec, entry
 from tsbench.validation.dataset import dataset_suite
@@ -39,16 +40,23 @@ SUITES = ("dataset", "load", "queries", "history")
 CRITICAL = {"dataset": True, "load": True, "queries": True, "history": False}
 
 
-def _open_dataset(result: RunResult, dataset: Dataset | str | Path | None) -> tuple[Dataset | None, str]:
+def _open_dataset(
+    run_dir: Path, result: RunResult, dataset: Dataset | str | Path | None
+) -> tuple[Dataset | None, str]:
+    """The dataset to validate: the one given, else the run's own (``run_dataset``: generated
+    again, byte-identical, on a worker that lacks it)."""
     if isinstance(dataset, Dataset):
         return dataset, ""
-    path = dataset or result.dataset.get("path")
-    if not path:
-        return None, "result.json names no dataset path"
     try:
-        return Dataset.open(path), ""
-    except Exception as error:  # missing folder, no manifest, unknown format
-        return None, f"cannot open the dataset at {path}: {error}"
+        if dataset:
+            return Dataset.open(dataset), ""
+        if (run_dir / "run.json").is_file():
+            return run_dataset(read_json(run_dir / "run.json")), ""
+        if result.dataset.get("path"):
+            return Dataset.open(result.dataset["path"]), ""
+    except Exception as error:  # missing folder, no manifest, unknown format, other bytes
+        return None, f"cannot open the dataset at {dataset or result.dataset.get('path')}: {error}"
+    return None, "result.json names no dataset path"
 
 
 def _outcome(run_id: str, suites: list[dict[str, Any]], started: float, version: str) -> dict[str, Any]:
@@ -97,7 +105,7 @@ def _validate_one(
     memory_limit: str | None,
 ) -> dict[str, Any]:
     started = time.perf_counter()
-    opened, problem = _open_dataset(result, dataset)
+    opened, problem = _open_dataset(run_dir, result, dataset)
     builders = {
         "dataset": lambda: dataset_suite(opened, problem, memory_limit),
         "load": lambda: load_suite(result),
