@@ -1,0 +1,106 @@
+"""The run store through which a run's tasks hand each other files, and a task's local copy of a
+run folder in it (``Workspace``), so that tasks on workers that share no disk still see what the
+earlier tasks wrote.
+
+The store is addressed by URL (``$TSBENCH_RUN_STORE``): a local folder (the default: the results
+root, where a workspace *is* the run folder and nothing is copied) or ``s3://bucket/prefix`` (S3 or
+MinIO, through fsspec over pyarrow's S3 file system; endpoint and credentials from the usual AWS
+variables, never logged). A workspace on S3 pulls the run folder into a private scratch folder when
+it opens and, when it closes (also after a failure, so that failure records arrive), pushes every
+file the task created or changed — only those, so tasks that write disjoint files (the branches of
+different targets) never overwrite each other's. Each object is one PUT: readers see a whole file
+or none.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+Snapshot = dict[str, tuple[int, int]]  # relative path → (size, mtime ns) as pulled
+
+
+def is_remote(url: str) -> bool:
+    return urlparse(url).scheme == "s3"
+
+
+def s3_filesystem() -> Any:
+    """fsspec's view of pyarrow's S3 file system; ``AWS_ENDPOINT_URL_S3`` / ``AWS_ENDPOINT_URL``
+    name a custom endpoint (MinIO), credentials come from the AWS environment variables."""
+    from fsspec.implementations.arrow import ArrowFSWrapper
+    from pyarrow.fs import S3FileSystem
+
+    endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
+    options: dict[str, Any] = {
+        "region": os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
+    }
+    if endpoint:
+        parsed = urlparse(endpoint)
+        options |= {"endpoint_override": parsed.netloc, "scheme": parsed.scheme or "https"}
+    return ArrowFSWrapper(S3FileSystem(**options))
+
+
+def _remote_path(url: str) -> str:
+    parsed = urlparse(url)
+    return f"{parsed.netloc}/{parsed.path.strip('/')}".rstrip("/")
+
+
+def _local_files(root: Path) -> Snapshot:
+    files: Snapshot = {}
+    for path in root.rglob("*"):
+        if path.is_file():
+            stat = path.stat()
+            files[path.relative_to(root).as_posix()] = (stat.st_size, stat.st_mtime_ns)
+    return files
+
+
+def pull(url: str, local: Path, fs: Any | None = None) -> Snapshot:
+    """Copy every object under ``url`` into ``local``; returns what was pulled."""
+    fs = fs or s3_filesystem()
+    remote = _remote_path(url)
+    local.mkdir(parents=True, exist_ok=True)
+    for name in fs.find(remote):
+        relative = name[len(remote) :].lstrip("/")
+        target = local / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fs.get_file(name, str(target))
+    return _local_files(local)
+
+
+def push(local: Path, url: str, pulled: Snapshot, fs: Any | None = None) -> list[str]:
+    """Upload every file under ``local`` that is new or changed since ``pulled``; returns their
+    relative paths."""
+    fs = fs or s3_filesystem()
+    remote = _remote_path(url)
+    changed = [name for name, facts in _local_files(local).items() if pulled.get(name) != facts]
+    for name in changed:
+        fs.put_file(str(local / name), f"{remote}/{name}")
+    return changed
+
+
+@contextmanager
+def workspace(url: str, scratch: Path | None = None) -> Iterator[Path]:
+    """A local folder holding the run folder at ``url`` for one task: the folder itself when the
+    store is local; else a fresh copy under ``scratch`` (default: a private temporary folder),
+    pushed back on exit and then removed."""
+    if not is_remote(url):
+        folder = Path(urlparse(url).path if url.startswith("file:") else url)
+        folder.mkdir(parents=True, exist_ok=True)
+        yield folder
+        return
+    fs = s3_filesystem()
+    local = Path(tempfile.mkdtemp(prefix="tsbench-run-", dir=scratch))
+    try:
+        pulled = pull(url, local, fs)
+        try:
+            yield local
+        finally:
+            push(local, url, pulled, fs)
+    finally:
+        shutil.rmtree(local, ignore_errors=True)
