@@ -74,7 +74,10 @@ class MachineLease:
         stale_after_s: float = DEFAULT_STALE_AFTER_S,
         process_bound: bool = False,
         slot: Slot | None = None,
+        key: str | None = None,
     ):
+        """``key`` names the benchmark host for the branch's records (None: this machine)."""
+        self.key = key
         self.slot = slot or default_slot(root)
         self.where = self.slot.where
         self.stale_after_s = stale_after_s
@@ -150,21 +153,8 @@ class MachineLease:
         on_wait: Callable[[dict[str, Any] | None, float], None] | None = None,
         report_every_s: float = 60.0,
     ) -> float:
-        """Wait until ``owner`` holds the lease; returns the seconds waited. ``on_wait(holder,
-        waited_s)`` is called on the first refusal and then every ``report_every_s``; after
-        ``timeout_s`` raises ``MachineBusy`` naming the holder."""
-        started = time.monotonic()
-        reported_at: float | None = None
-        while not self.try_acquire(owner):
-            waited = time.monotonic() - started
-            holder = self.holder()
-            if waited >= timeout_s:
-                raise busy(waited, timeout_s, holder)
-            if on_wait and (reported_at is None or waited - reported_at >= report_every_s):
-                on_wait(holder, waited)
-                reported_at = waited
-            time.sleep(min(poll_s, max(timeout_s - waited, 0.05)))
-        return time.monotonic() - started
+        """Wait until ``owner`` holds the lease; returns the seconds waited (see ``HostLeases``)."""
+        return HostLeases([self]).acquire(owner, timeout_s, poll_s, on_wait, report_every_s)[1]
 
     def force_release(self) -> dict[str, Any] | None:
         """Remove the lease whoever holds it (operators: after a crash); returns the old holder."""
@@ -180,6 +170,67 @@ class MachineLease:
             return False
         assert version is not None
         return self.slot.delete(version)
+
+
+def lease_at(key: str | None, root: Path | None = None, **options: Any) -> MachineLease:
+    """The lease of benchmark host ``key`` (None: this machine, ``default_slot``): in the run store
+    when ``$TSBENCH_RUN_STORE`` names one, else ``<state root>/leases/<key>.lease``."""
+    if key is None:
+        return MachineLease(root, **options)
+    store = os.environ.get("TSBENCH_RUN_STORE")
+    if store and root is None:
+        return MachineLease(slot=slot_for(store, key), key=key, **options)
+    return MachineLease(slot=FileSlot((root or state_root()) / "leases" / f"{key}.lease"), key=key, **options)
+
+
+class HostLeases:
+    """The leases a branch may take, one per benchmark host it could measure on (``runtimes.select.
+    host_lease_keys``); it holds at most one, and waits while all are held."""
+
+    def __init__(self, leases: list[MachineLease]):
+        if not leases:
+            raise ValueError("a branch needs at least one lease to take")
+        self.leases = leases
+
+    @classmethod
+    def at(cls, keys: list[str | None], **options: Any) -> HostLeases:
+        return cls([lease_at(key, **options) for key in keys])
+
+    def try_acquire(self, owner: str) -> MachineLease | None:
+        """The lease ``owner`` now holds (its own first, else the first free or stale one), or None."""
+        for lease in self.leases:
+            holder = lease.holder()
+            if holder is not None and holder.get("owner") == owner:
+                return lease
+        return next((lease for lease in self.leases if lease.try_acquire(owner)), None)
+
+    def holders(self) -> dict[str, Any] | None:
+        """The first lease's holder (the one a waiter reports), or None when it is free."""
+        return next((h for h in (lease.holder() for lease in self.leases) if h is not None), None)
+
+    def acquire(
+        self,
+        owner: str,
+        timeout_s: float,
+        poll_s: float = 2.0,
+        on_wait: Callable[[dict[str, Any] | None, float], None] | None = None,
+        report_every_s: float = 60.0,
+    ) -> tuple[MachineLease, float]:
+        """Wait until ``owner`` holds one of the leases; returns it and the seconds waited.
+        ``on_wait(holder, waited_s)`` is called on the first refusal and then every
+        ``report_every_s``; after ``timeout_s`` raises ``MachineBusy`` naming a holder."""
+        started = time.monotonic()
+        reported_at: float | None = None
+        while (held := self.try_acquire(owner)) is None:
+            waited = time.monotonic() - started
+            holder = self.holders()
+            if waited >= timeout_s:
+                raise busy(waited, timeout_s, holder)
+            if on_wait and (reported_at is None or waited - reported_at >= report_every_s):
+                on_wait(holder, waited)
+                reported_at = waited
+            time.sleep(min(poll_s, max(timeout_s - waited, 0.05)))
+        return held, time.monotonic() - started
 
 
 def busy(waited_s: float, limit_s: float, holder: dict[str, Any] | None) -> MachineBusy:

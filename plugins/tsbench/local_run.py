@@ -16,10 +16,11 @@ from typing import Any
 
 from tsbench.comparison import PlannedPoint, branch_label, point_dir, read_plan, server_groups
 from tsbench.group_phases import GroupPhases
-from tsbench.lease import MachineLease, describe, wait_limit_s
+from tsbench.lease import HostLeases, MachineLease, describe, wait_limit_s
 from tsbench.pipeline import ComparisonFailed, Publication, Step, plan_run, steps
 from tsbench.run_setup import prepare_dataset, prepare_oracle
 from tsbench.runtimes.base import Runtime
+from tsbench.runtimes.select import host_lease_keys
 from tsbench.studies import Study
 from tsbench.sweep import SweepLimits
 
@@ -71,7 +72,10 @@ class LocalRun:
         Teardown always runs (and gives the machine lease back) once the lease was taken."""
         label = branch_label(run_dirs, target)
         phases = GroupPhases(run_dirs, target, self.runtime, self.runtime_options)
-        lease, owner = MachineLease(process_bound=True), f"{label} @ {run_dirs[0]}"
+        owner = f"{label} @ {run_dirs[0]}"
+        first = phases.first
+        leases = HostLeases.at(host_lease_keys(first.spec, first.run["run_id"]), process_bound=True)
+        lease = leases.leases[0]
         branch = steps("branch")
         teardown = next(step for step in branch if step.teardown)
         name, acquired = branch[0].name, False
@@ -82,7 +86,7 @@ class LocalRun:
                 name = step.name
                 self.on_step(name, label)
                 if name == "acquire_machine":
-                    self._acquire(lease, owner, phases)
+                    lease = self._acquire(leases, owner, phases)
                     acquired = True
                     continue
                 with lease.keep_alive(owner):
@@ -96,12 +100,13 @@ class LocalRun:
             if acquired:  # no teardown follows a failed acquire (nothing was set up)
                 self._teardown(phases, teardown, label, lease, owner)
 
-    def _acquire(self, lease: MachineLease, owner: str, phases: GroupPhases) -> None:
+    def _acquire(self, leases: HostLeases, owner: str, phases: GroupPhases) -> MachineLease:
         def waiting(holder: dict[str, Any] | None, waited_s: float) -> None:
             log.info("machine busy (%.0f s so far): %s", waited_s, describe(holder))
 
-        waited = lease.acquire(owner, wait_limit_s(), on_wait=waiting)
-        phases.write("acquire_machine", {"waited_s": waited})
+        lease, waited = leases.acquire(owner, wait_limit_s(), on_wait=waiting)
+        phases.write("acquire_machine", {"waited_s": waited, "lease": lease.key})
+        return lease
 
     def _teardown(self, phases: GroupPhases, step: Step, label: str, lease: MachineLease, owner: str) -> None:
         self.on_step(step.name, label)

@@ -66,6 +66,12 @@ def results_root() -> Path:
     return Path(os.environ.get("TSBENCH_RESULTS") or REPO / "reports" / "out" / "runs")
 
 
+def run_store_url() -> str:
+    """Where a run's tasks hand each other files (``results.workspace``): ``$TSBENCH_RUN_STORE``
+    (``s3://bucket/prefix``, or a folder that every worker mounts), else the results root."""
+    return (os.environ.get("TSBENCH_RUN_STORE") or str(results_root())).rstrip("/")
+
+
 def publish_root() -> Path:
     """Where the local publication (index.html, latest/) goes: the parent of the results root."""
     return results_root().parent

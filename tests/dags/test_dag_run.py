@@ -4,6 +4,7 @@ ending in a validated report published to S3; bad Params; a target killed mid-ru
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 import uuid
@@ -57,11 +58,28 @@ def _only_run(out: Path) -> Path:
     return runs[0]
 
 
-def test_dag_run_ends_in_a_validated_published_report(dagbag, pipeline_env: dict) -> None:
+def test_dag_run_ends_in_a_validated_published_report(
+    dagbag, pipeline_env: dict, minio_server: MinioServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the run store in S3 (MinIO), as workers that share no disk use it: every task works in
+    its own scratch copy of the run folder, and the machine lease is an object in the store."""
+    store = minio_server.new_bucket("runstore")
+    for key, value in {
+        "TSBENCH_RUN_STORE": f"s3://{store}/team/runs",
+        **minio_server.aws_environment(),
+    }.items():
+        monkeypatch.setenv(key, value)
     dag = dagbag.get_dag("tsbench_comparison")
     run = dag.test(run_conf=TINY)
     assert run.state == "success"
-    folder = _only_run(pipeline_env["out"])
+    folder = _only_run(pipeline_env["out"])  # the publication's local copy
+    s3 = pipeline_env["s3"]
+    stored = {o["Key"] for o in s3.list_objects_v2(Bucket=store, Prefix="team/")["Contents"]}
+    run_keys = {key for key in stored if key.startswith(f"team/runs/{folder.name}/")}
+    assert f"team/runs/{folder.name}/report/report.pdf" in run_keys
+    assert f"team/runs/{folder.name}/scale-10/targets/questdb/queries.json" in run_keys
+    assert not [key for key in stored if "/leases/" in key], "the lease was not given back"
+    assert not (Path(os.environ["TSBENCH_STATE"]) / "machine.lease").exists(), "the lease was local"
     comparison = read_json(folder / "comparison.json")
     assert comparison["failed_targets"] == []
     validation = read_json(folder / "validation.json")

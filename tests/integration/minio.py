@@ -68,6 +68,15 @@ class MinioServer:
         }
         return boto3.client("s3", **arguments)
 
+    def aws_environment(self) -> dict[str, str]:
+        """The AWS variables that point boto3 and pyarrow's S3 at this server."""
+        return {
+            "AWS_ENDPOINT_URL_S3": self.endpoint_url,
+            "AWS_ACCESS_KEY_ID": self.access_key,
+            "AWS_SECRET_ACCESS_KEY": self.secret_key,
+            "AWS_DEFAULT_REGION": self.region,
+        }
+
     def new_bucket(self, stem: str = "tsbench") -> str:
         """Create a bucket with a fresh name and return the name."""
         name = f"{stem}-{secrets.token_hex(4)}"

@@ -107,13 +107,7 @@ def test_workers_with_separate_state_roots_share_the_lease_through_the_run_store
     """Two processes standing for two Celery workers: own state roots, no shared folder, the same
     ``TSBENCH_RUN_STORE`` (s3://…). The second sees the first's lease on this host and waits."""
     bucket = minio_server.new_bucket()
-    s3_env = {
-        "TSBENCH_RUN_STORE": f"s3://{bucket}/team",
-        "AWS_ENDPOINT_URL_S3": minio_server.endpoint_url,
-        "AWS_ACCESS_KEY_ID": minio_server.access_key,
-        "AWS_SECRET_ACCESS_KEY": minio_server.secret_key,
-        "AWS_DEFAULT_REGION": minio_server.region,
-    }
+    s3_env = {"TSBENCH_RUN_STORE": f"s3://{bucket}/team", **minio_server.aws_environment()}
     first = {**s3_env, "TSBENCH_STATE": str(tmp_path / "worker-1")}
     second = {**s3_env, "TSBENCH_STATE": str(tmp_path / "worker-2")}
     assert _take_in_a_process(first, "scale-100 × questdb")

@@ -21,12 +21,7 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture
 def store_url(minio_server: MinioServer, monkeypatch: pytest.MonkeyPatch) -> str:
-    for key, value in {
-        "AWS_ENDPOINT_URL_S3": minio_server.endpoint_url,
-        "AWS_ACCESS_KEY_ID": minio_server.access_key,
-        "AWS_SECRET_ACCESS_KEY": minio_server.secret_key,
-        "AWS_DEFAULT_REGION": minio_server.region,
-    }.items():
+    for key, value in minio_server.aws_environment().items():
         monkeypatch.setenv(key, value)
     return f"s3://{minio_server.new_bucket()}/team/runs/20261126T000000Z-abc123"
 
@@ -38,7 +33,7 @@ def test_what_one_task_writes_the_next_task_elsewhere_reads(store_url: str, tmp_
         (first / "scale-10" / "run.json").write_text("{}")
     assert not list(tmp_path.iterdir()), "the scratch copy outlived its task"
     with workspace(store_url, scratch=tmp_path) as second:
-        assert second != first
+        assert second != first and second.name == first.name == "20261126T000000Z-abc123"
         assert (second / "plan.json").read_text() == '{"points": ["scale-10"]}'
         assert (second / "scale-10" / "run.json").read_text() == "{}"
 
@@ -78,6 +73,7 @@ def test_a_failing_task_still_delivers_its_failure_record(store_url: str, tmp_pa
 def test_a_local_store_is_the_folder_itself(tmp_path: Path) -> None:
     folder = tmp_path / "runs" / "r1"
     with workspace(str(folder)) as local:
-        assert local == folder
+        assert local == folder and not folder.exists()  # nothing is made before a task writes
+        local.mkdir(parents=True)
         (local / "plan.json").write_text("{}")
     assert (folder / "plan.json").is_file()

@@ -129,3 +129,38 @@ def test_only_a_process_bound_lease_of_this_host_is_freed_by_its_process_exit(tm
     reused = {**unbound, "pid": os.getpid(), "process_start": 1, "host": socket.gethostname()}
     lease.slot.path.write_text(json.dumps(reused))
     assert lease.try_acquire("next")
+
+
+def test_an_aws_run_measures_on_up_to_max_parallel_hosts_and_local_on_the_machine(tmp_path: Path) -> None:
+    """A local run's branches share one lease, this machine's; an aws run's branches each take
+    one of the run's ``max_parallel_hosts`` slots (they provision their own hosts) and the next
+    branch waits for a slot."""
+    from tsbench.lease import HostLeases, MachineBusy
+    from tsbench.runtimes.select import host_lease_keys
+    from tsbench.spec import RunSpec
+
+    local = RunSpec.parse(targets=["questdb", "postgres"])
+    assert host_lease_keys(local, "run-1") == [None]
+    cloud = RunSpec.parse(
+        targets=["questdb", "postgres", "influxdb"],
+        runtime="aws",
+        aws={"orchestrator_cidr": ["203.0.113.7/32"], "max_parallel_hosts": 2},
+    )
+    keys = host_lease_keys(cloud, "run-1")
+    assert keys == ["run-1-aws-host-0", "run-1-aws-host-1"]
+
+    leases = HostLeases.at(keys, root=tmp_path)
+    first, _ = leases.acquire("questdb", timeout_s=1)
+    second, _ = leases.acquire("postgres", timeout_s=1)
+    assert {first.key, second.key} == set(keys)
+    assert leases.try_acquire("questdb") is first  # a holder finds its own slot again
+    with pytest.raises(MachineBusy, match="held by questdb"):
+        leases.acquire("influxdb", timeout_s=0.3, poll_s=0.05)
+    assert second.release("postgres")
+    third, _ = leases.acquire("influxdb", timeout_s=1)
+    assert (
+        third.key == second.key
+        and HostLeases.at(keys, root=tmp_path).leases[1].holder()["owner"] == "influxdb"
+    )
+    machine = HostLeases.at(host_lease_keys(local, "run-1"), root=tmp_path)
+    assert machine.try_acquire("scale-100 × questdb") is not None  # aws slots are not the machine

@@ -1030,9 +1030,7 @@ def write_comparison(root: Path) -> Path:
 
 def test_a_comparison_folder_gives_one_report_over_every_scale(tmp_path: Path) -> None:
     folder = write_comparison(tmp_path)
-    files = render_report(folder, [synthetic_history()[0]])
-    assert files.html == folder / "report" / "report.html"
-    page = files.html.read_text()
+    page = render_document(read_inputs(folder), [synthetic_history()[0]])  # the PDF: tests above
     assert '<h1 class="doc-title">cpu-only at scale 100, 1,000:' in page
     across = table_with(page, "across-load")
     assert across[0] == ["Scale", "QuestDB", "TimescaleDB", "PostgreSQL", "InfluxDB"]

@@ -37,6 +37,7 @@ def test_every_size_expands_within_its_limits(study) -> None:
         plan = study.plan(size, CIDR)
         specs = [point.spec for point in plan.points]
         assert all(spec.trials >= 3 for spec in specs), (size, "presets run at least 3 trials")
+        assert all(spec.hot_runs >= 3 for spec in specs), (size, "3 hot passes: every query figure has a CV")
         if size == "small":
             assert {spec.runtime for spec in specs} == {"local"}
             assert set(specs[0].targets) <= set(main_job_targets()), "small sizes use the local servers"

@@ -1,9 +1,10 @@
 """What a branch's tasks (one server group of points × one target, ``tsbench.group_phases``) run:
 its phases, the machine lease around them.
 
-Exclusivity: one branch measures on the machine at a time. ``acquire_machine`` is an ordinary task
-that blocks (polling every 2 s) until it holds the machine lease, which ``teardown`` gives back; the
-lease file is taken with ``O_CREAT | O_EXCL``, so exactly one branch holds it. Every phase task
+Every task works in a workspace of the run folder (``results.workspace``). Exclusivity: one branch
+measures on a benchmark host at a time. ``acquire_machine`` is an ordinary task that blocks (polling
+every 2 s) until it holds one of the branch's host leases (``runtimes.select.host_lease_keys``);
+its record names the lease, which the phases beat and ``teardown`` gives back. Every phase task
 beats the lease while it runs; a holder that died without teardown stops beating and its lease is
 taken over after 15 min, and a phase whose lease was taken over fails (``LeaseLost``) rather than
 measure beside another branch. Under ``dag.test()`` / ``airflow dags test`` (one task at a time,
@@ -31,18 +32,37 @@ def verbose() -> None:
     logging.getLogger("tsbench").setLevel(logging.INFO)
 
 
-def _phases(item: dict[str, Any]):
+def _phases(folder: Path, item: dict[str, Any]):
+    """The branch's phases over its points, in ``folder`` (this task's workspace of the run)."""
     from tsbench.airflow.connections import runtime_environment
     from tsbench.airflow.docker_client import docker_client_factory
+    from tsbench.comparison import point_dir
     from tsbench.group_phases import GroupPhases
 
     options = {"environment": runtime_environment, "docker_client_factory": docker_client_factory}
-    run_dirs = [Path(d) for d in item.get("run_dirs") or [item["run_dir"]]]
+    run_dirs = [point_dir(folder, name) for name in item["points"]]
     return GroupPhases(run_dirs, item["target"], runtime_options=options)
 
 
 def _lease_owner(item: dict[str, Any]) -> str:
-    return item["label"] + " @ " + item["run_dir"]
+    return f"{item['label']} @ {item['folder']}"
+
+
+def _host_leases(phases: Any) -> Any:
+    """The leases this branch may take: this machine's, or its run's aws host slots."""
+    from tsbench.lease import HostLeases
+    from tsbench.runtimes.select import host_lease_keys
+
+    return HostLeases.at(host_lease_keys(phases.first.spec, phases.first.run["run_id"]))
+
+
+def _held_lease(phases: Any) -> Any:
+    """The lease ``acquire_machine`` took for this branch (its record names the host key)."""
+    from tsbench.lease import lease_at
+    from tsbench.results.files import read_json
+
+    record = phases.dir / "acquire_machine.json"
+    return lease_at(read_json(record).get("lease") if record.is_file() else None)
 
 
 def _label(item: dict[str, Any]) -> None:
@@ -53,14 +73,20 @@ def _label(item: dict[str, Any]) -> None:
 
 def _phase(item: dict[str, Any], name: str, measuring: bool = True) -> dict[str, Any]:
     """Run one phase of one branch (``measuring``: while beating the machine lease, which it must
-    hold); a failure is recorded in the run folders (``GroupPhases``), then fails the task (its
-    log ends with the reason)."""
-    from tsbench.lease import MachineLease
+    hold) in a workspace of the run folder; a failure is recorded in the run folders
+    (``GroupPhases``), then fails the task (its log ends with the reason)."""
+    from tsbench.results.workspace import workspace
 
     _label(item)
-    phases = _phases(item)
-    with MachineLease().keep_alive(_lease_owner(item)) if measuring else nullcontext():
-        body = phases.run_phase(name)
+    with workspace(item["folder"]) as folder:
+        phases = _phases(folder, item)
+        lease = _held_lease(phases)
+        try:
+            with lease.keep_alive(_lease_owner(item)) if measuring else nullcontext():
+                body = phases.run_phase(name)
+        finally:
+            if not measuring:  # teardown: the lease is given back whatever happened
+                lease.release(_lease_owner(item))
     return {k: v for k, v in body.items() if isinstance(v, int | float | str | bool)}
 
 
@@ -75,12 +101,12 @@ def _in_process_test_run() -> bool:
 
 
 def _try_or_give_the_turn_back(
-    lease: Any, owner: str, since_file: Path, waiting: Callable[[dict[str, Any] | None, float], None]
-) -> float:
+    leases: Any, owner: str, since_file: Path, waiting: Callable[[dict[str, Any] | None, float], None]
+) -> tuple[Any, float]:
     """The in-process form of the wait: take the lease now, or hand the turn back to the test
     loop (a reschedule in 2 s, which ``dag.test`` runs without executor or scheduler, so without
-    the race a rescheduling task has under a real scheduler). Returns the seconds waited since
-    the first try, which ``since_file`` keeps across tries."""
+    the race a rescheduling task has under a real scheduler). Returns the lease taken and the
+    seconds waited since the first try, which ``since_file`` keeps across tries."""
     from airflow.sdk.exceptions import AirflowRescheduleException
 
     from tsbench.lease import busy, wait_limit_s
@@ -89,9 +115,10 @@ def _try_or_give_the_turn_back(
         since_file.parent.mkdir(parents=True, exist_ok=True)
         since_file.write_text(repr(time.time()))
     waited = time.time() - float(since_file.read_text())
-    if lease.try_acquire(owner):
-        return waited
-    holder, limit = lease.holder(), wait_limit_s()
+    held = leases.try_acquire(owner)
+    if held is not None:
+        return held, waited
+    holder, limit = leases.holders(), wait_limit_s()
     if waited >= limit:
         raise busy(waited, limit, holder)
     waiting(holder, waited)
@@ -102,12 +129,19 @@ def _try_or_give_the_turn_back(
 def acquire_machine(item: dict[str, Any], name: str = "acquire_machine") -> dict[str, Any]:
     """Block until this branch holds the machine lease (see the module docstring); a branch that
     never gets it is recorded as failed in ``acquire_machine`` with the holder named."""
-    from airflow.sdk.exceptions import AirflowRescheduleException
-
-    from tsbench.lease import MachineLease, describe, wait_limit_s
+    from tsbench.results.workspace import workspace
 
     _label(item)
-    lease, owner, phases = MachineLease(), _lease_owner(item), _phases(item)
+    with workspace(item["folder"]) as folder:
+        return _acquire(item, name, _phases(folder, item))
+
+
+def _acquire(item: dict[str, Any], name: str, phases: Any) -> dict[str, Any]:
+    from airflow.sdk.exceptions import AirflowRescheduleException
+
+    from tsbench.lease import describe, wait_limit_s
+
+    owner, leases = _lease_owner(item), _host_leases(phases)
 
     def waiting(holder: dict[str, Any] | None, waited_s: float) -> None:
         log.info("machine busy (%.0f s so far): %s", waited_s, describe(holder))
@@ -115,28 +149,24 @@ def acquire_machine(item: dict[str, Any], name: str = "acquire_machine") -> dict
     try:
         if _in_process_test_run():
             since_file = phases.dir / f"{name}.since"
-            waited = _try_or_give_the_turn_back(lease, owner, since_file, waiting)
+            lease, waited = _try_or_give_the_turn_back(leases, owner, since_file, waiting)
         else:
-            waited = lease.acquire(owner, wait_limit_s(), on_wait=waiting)
-        phases.write(name, {"waited_s": waited})
+            lease, waited = leases.acquire(owner, wait_limit_s(), on_wait=waiting)
+        phases.write(name, {"waited_s": waited, "lease": lease.key})
     except AirflowRescheduleException:
         raise
     except Exception as error:
-        lease.release(owner)  # no teardown follows a failed setup
+        for each in leases.leases:  # no teardown follows a failed setup
+            each.release(owner)
         phases.fail(name, error)
         raise
-    log.info("machine lease taken by %s after %.1f s", item["label"], waited)
+    log.info("lease %s taken by %s after %.1f s", lease.where, item["label"], waited)
     return {"waited_s": waited}
 
 
 def teardown(item: dict[str, Any], name: str) -> dict[str, Any]:
     """The teardown phase (also when the lease was lost), then the machine lease given back."""
-    from tsbench.lease import MachineLease
-
-    try:
-        return _phase(item, name, measuring=False)
-    finally:
-        MachineLease().release(_lease_owner(item))
+    return _phase(item, name, measuring=False)
 
 
 def phase(item: dict[str, Any], name: str) -> dict[str, Any]:

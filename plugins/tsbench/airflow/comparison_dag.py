@@ -6,11 +6,14 @@ benchmark[server group × target]: acquire_machine → provision → prepare →
 queries → teardown (always) → collect → validate → report → publish → verdict. ``points_of`` and
 ``branches`` only fan out (no step of their own). The branch tasks are in ``branch_tasks``.
 
-Exclusivity: one branch measures on the machine at a time. ``acquire_machine`` is an ordinary task
-that blocks (polling every 2 s) until it holds the machine lease, which ``teardown`` gives back; the
-lease file is taken with ``O_CREAT | O_EXCL``, so exactly one branch holds it. No rescheduling
-sensor and no trigger is involved, so the scheduler only ever sees the plain queued → running →
-success/failed transitions of any task (the reschedule race of Airflow issue #71172 and the
+Tasks share no disk: each works in a workspace of the run folder in the run store
+(``results.workspace``; the plan and the items carry the folder's URL and point names, never a
+worker's path). Exclusivity: one branch measures on a benchmark host at a time. ``acquire_machine``
+is an ordinary task that blocks (polling every 2 s) until it holds a host lease (``tsbench.lease``:
+this machine's for ``local``/``docker``, one of the run's ``max_parallel_hosts`` slots for ``aws``),
+which ``teardown`` gives back; a lease changes only by compare-and-swap, so one branch holds it.
+No rescheduling sensor and no trigger is involved, so the scheduler only ever sees the plain
+queued → running → success/failed transitions of any task (the reschedule race of Airflow issue #71172 and the
 trigger race of #72716 cannot occur). ``max_active_tis_per_dagrun=1`` keeps at most one waiting
 ``acquire_machine`` per run, so waiters never fill the executor's slots and starve the lease
 holder's own tasks; ``acquire_machine`` is never retried (a retry of the holder's own acquire
@@ -82,15 +85,18 @@ def _task(step: Step, function: Callable[..., Any], **options: Any) -> Any:
 
 def validate_params_task(step: Step, limits: SweepLimits | None = None, study: Study | None = None) -> Any:
     def validate_params() -> dict[str, Any]:
-        from tsbench.pipeline import plan_run, results_root
+        from tsbench.pipeline import plan_run, run_store_url
+        from tsbench.results.workspace import workspace
         from tsbench.spec import SpecError
 
         context = get_current_context()
         dag_run = context["dag_run"]
         when = dag_run.run_after or dag_run.start_date or pendulum.now("UTC")
-        folder = results_root() / _folder_name(context["run_id"], when)
+        url = f"{run_store_url()}/{_folder_name(context['run_id'], when)}"
         try:
-            return plan_run(run_parameters(context["params"]), folder, limits, study)
+            params = run_parameters(context["params"])
+            with workspace(url) as folder:
+                return {**plan_run(params, folder, limits, study), "folder": url}
         except SpecError as error:
             log.error("%s", error)  # every bad field, one per line, as the log's last words
             raise
@@ -98,38 +104,40 @@ def validate_params_task(step: Step, limits: SweepLimits | None = None, study: S
     return _task(step, validate_params)
 
 
-def _planned(item: dict[str, Any]) -> tuple[Any, Path]:
+def _planned(folder: Path, item: dict[str, Any]) -> tuple[Any, Path]:
     from tsbench.comparison import point_dir, read_plan
 
-    folder = Path(item["folder"])
     point = next(p for p in read_plan(folder)[1] if p.name == item["point"])
     return point, point_dir(folder, point.name)
 
 
-def _dataset(item: dict[str, Any]) -> None:
+def _dataset(folder: Path, item: dict[str, Any]) -> None:
     from tsbench.run_setup import prepare_dataset
 
-    point, run_dir = _planned(item)
+    point, run_dir = _planned(folder, item)
     body = prepare_dataset(point.spec, run_dir, point=point.facts)
     how = "reused from the cache" if body["dataset"]["reused"] else "generated"
     log.info("dataset %s: %s rows (%s)", body["dataset"]["id"], f"{body['dataset']['rows_total']:,}", how)
 
 
-def _oracle(item: dict[str, Any]) -> None:
+def _oracle(folder: Path, item: dict[str, Any]) -> None:
     from tsbench.run_setup import prepare_oracle
 
-    body = prepare_oracle(_planned(item)[1])
+    body = prepare_oracle(_planned(folder, item)[1])
     how = "reused from the dataset's answer cache" if body["oracle_reused"] else "answered"
     log.info("oracle: %d queries %s in %.2f s", body["queries"], how, body["oracle_s"])
 
 
-POINT_CALLS: dict[str, Callable[[dict[str, Any]], None]] = {"dataset": _dataset, "oracle": _oracle}
+POINT_CALLS: dict[str, Callable[[Path, dict[str, Any]], None]] = {"dataset": _dataset, "oracle": _oracle}
 
 
 def point_task(step: Step) -> Any:
     def run(item: dict[str, Any]) -> dict[str, Any]:
+        from tsbench.results.workspace import workspace
+
         verbose()
-        POINT_CALLS[step.name](item)
+        with workspace(item["folder"]) as folder:
+            POINT_CALLS[step.name](folder, item)
         return item
 
     return _task(step, run, map_index_template=POINT_LABEL)
@@ -148,11 +156,13 @@ def post_task(step: Step, latest_folder: str) -> Any:
     def run(plan: dict[str, Any] | None) -> Any:
         from tsbench.airflow.connections import s3_from_connection
         from tsbench.pipeline import Publication
+        from tsbench.results.workspace import workspace
 
         _needs(plan, step.name)
         verbose()
         assert plan is not None and step.call is not None
-        return step.call(Path(plan["folder"]), Publication(latest_folder, s3_from_connection()))
+        with workspace(plan["folder"]) as folder:
+            return step.call(folder, Publication(latest_folder, s3_from_connection()))
 
     return _task(step, run, trigger_rule="all_done")
 
@@ -164,19 +174,18 @@ def points_of(plan: dict[str, Any]) -> list[dict[str, Any]]:
 
 @task
 def branches(items: Sequence[dict[str, Any]], plan: dict[str, Any]) -> list[dict[str, Any]]:
-    """One branch per server group × target (``items``: the points, once their oracle ran)."""
-    from tsbench.comparison import branch_label, point_dir
+    """One branch per server group × target (``items``: the points, once their oracle ran); a
+    branch names its run folder in the run store and its points (folders in it)."""
+    from tsbench.comparison import branch_label
 
-    folder = Path(plan["folder"])
-    groups = [[point_dir(folder, name) for name in group] for group in plan["groups"]]
     return [
         {
-            "run_dirs": [str(d) for d in run_dirs],
-            "run_dir": str(run_dirs[0]),
+            "folder": plan["folder"],
+            "points": group,
             "target": target,
-            "label": branch_label(run_dirs, target),
+            "label": branch_label([Path(name) for name in group], target),
         }
-        for run_dirs in groups
+        for group in plan["groups"]
         for target in plan["targets"]
     ]
 

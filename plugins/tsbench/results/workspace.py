@@ -87,15 +87,14 @@ def push(local: Path, url: str, pulled: Snapshot, fs: Any | None = None) -> list
 @contextmanager
 def workspace(url: str, scratch: Path | None = None) -> Iterator[Path]:
     """A local folder holding the run folder at ``url`` for one task: the folder itself when the
-    store is local; else a fresh copy under ``scratch`` (default: a private temporary folder),
-    pushed back on exit and then removed."""
+    store is local; else a fresh copy of the same name in a private folder under ``scratch``
+    (default: the temporary folder), pushed back on exit and then removed."""
     if not is_remote(url):
-        folder = Path(urlparse(url).path if url.startswith("file:") else url)
-        folder.mkdir(parents=True, exist_ok=True)
-        yield folder
+        yield Path(urlparse(url).path if url.startswith("file:") else url)  # created by who writes
         return
     fs = s3_filesystem()
-    local = Path(tempfile.mkdtemp(prefix="tsbench-run-", dir=scratch))
+    private = Path(tempfile.mkdtemp(prefix="tsbench-task-", dir=scratch))
+    local = private / _remote_path(url).rsplit("/", 1)[-1]  # the run folder keeps its name
     try:
         pulled = pull(url, local, fs)
         try:
@@ -103,4 +102,4 @@ def workspace(url: str, scratch: Path | None = None) -> Iterator[Path]:
         finally:
             push(local, url, pulled, fs)
     finally:
-        shutil.rmtree(local, ignore_errors=True)
+        shutil.rmtree(private, ignore_errors=True)

@@ -38,6 +38,9 @@ class AwsOptions(BaseModel):
     client_instance_type: str = Field("c5.2xlarge", pattern=r"^[a-z][a-z0-9-]*\.[a-z0-9-]+$")
     ssh_public_key: str = Field("", description="OpenSSH public key for operators; empty: no key pair")
     ready_timeout_s: float = Field(1_200.0, gt=0, le=7_200)
+    max_parallel_hosts: int = Field(
+        2, ge=1, le=64, description="benchmark hosts of one run that exist and measure at once (cost control)"
+    )
     endpoint_url: str | None = Field(
         None, pattern=r"^https?://", description="an AWS-compatible endpoint (tests: moto's server)"
     )
