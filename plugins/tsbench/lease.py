@@ -55,18 +55,20 @@ def machine_key() -> str:
     return "host-" + socket.gethostname()
 
 
-def default_slot(root: Path | None = None) -> Slot:
-    """Where this machine's lease lives: in the run store when ``$TSBENCH_RUN_STORE`` names one
-    (shared by workers on other machines: ``s3://…`` or a shared folder), else the file
-    ``machine.lease`` in the state root (one machine, one state root)."""
+def host_slot(key: str | None = None, root: Path | None = None) -> Slot:
+    """Where the lease of benchmark host ``key`` lives (None: this machine): in the run store when
+    ``$TSBENCH_RUN_STORE`` names one (shared by workers on other machines: ``s3://…`` or a shared
+    folder) and no ``root`` is given, else in the state root — ``machine.lease`` for this machine,
+    ``leases/<key>.lease`` for another host."""
     store = os.environ.get("TSBENCH_RUN_STORE")
     if store and root is None:
-        return slot_for(store, machine_key())
-    return FileSlot((root or state_root()) / "machine.lease")
+        return slot_for(store, key or machine_key())
+    folder = root or state_root()
+    return FileSlot(folder / "machine.lease" if key is None else folder / "leases" / f"{key}.lease")
 
 
 class MachineLease:
-    """The lease of one benchmark host, in a ``Slot`` (default: ``default_slot(root)``)."""
+    """The lease of one benchmark host, in a ``Slot`` (default: ``host_slot(key, root)``)."""
 
     def __init__(
         self,
@@ -78,7 +80,7 @@ class MachineLease:
     ):
         """``key`` names the benchmark host for the branch's records (None: this machine)."""
         self.key = key
-        self.slot = slot or default_slot(root)
+        self.slot = slot or host_slot(key, root)
         self.where = self.slot.where
         self.stale_after_s = stale_after_s
         self.process_bound = process_bound
@@ -173,14 +175,8 @@ class MachineLease:
 
 
 def lease_at(key: str | None, root: Path | None = None, **options: Any) -> MachineLease:
-    """The lease of benchmark host ``key`` (None: this machine, ``default_slot``): in the run store
-    when ``$TSBENCH_RUN_STORE`` names one, else ``<state root>/leases/<key>.lease``."""
-    if key is None:
-        return MachineLease(root, **options)
-    store = os.environ.get("TSBENCH_RUN_STORE")
-    if store and root is None:
-        return MachineLease(slot=slot_for(store, key), key=key, **options)
-    return MachineLease(slot=FileSlot((root or state_root()) / "leases" / f"{key}.lease"), key=key, **options)
+    """The lease of benchmark host ``key`` (None: this machine), where ``host_slot`` puts it."""
+    return MachineLease(root, key=key, **options)
 
 
 class HostLeases:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tsbench.lease import LeaseLost, MachineLease, default_slot
+from tsbench.lease import LeaseLost, MachineLease, host_slot
 from tsbench.lease_slots import FileSlot, S3Slot, Slot
 
 if TYPE_CHECKING:
@@ -114,7 +114,7 @@ def test_workers_with_separate_state_roots_share_the_lease_through_the_run_store
     assert not _take_in_a_process(second, "scale-100 × postgres")
     for key, value in s3_env.items():
         monkeypatch.setenv(key, value)
-    slot = default_slot()
+    slot = host_slot()
     assert isinstance(slot, S3Slot) and slot.where.startswith(f"s3://{bucket}/team/leases/host-")
     holder: Any = MachineLease().holder()
     assert holder["owner"] == "scale-100 × questdb"
