@@ -120,7 +120,8 @@ def cmd_queries(args: argparse.Namespace) -> str:
 
 
 def cmd_answers(args: argparse.Namespace) -> str:
-    from tsbench.workload.oracle import Oracle, write_answers
+    from tsbench.workload.answer_file import write_answers
+    from tsbench.workload.oracle import Oracle
     from tsbench.workload.queries import read_query_set
 
     dataset, _, _ = _obtain_dataset(args)

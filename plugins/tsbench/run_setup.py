@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from tsbench.machine import client_versions, machine_facts
-from tsbench.results.files import read_json, write_bytes_atomic, write_json_atomic
+from tsbench.results.files import copy_file_atomic, read_json, write_json_atomic
 from tsbench.results.model import PointFacts
 from tsbench.spec import RunSpec
 from tsbench.timeutil import format_instant
+from tsbench.workload.answer_file import write_answers
 from tsbench.workload.dataset import Dataset, DatasetError, ensure_dataset
-from tsbench.workload.oracle import ORACLE_VERSION, Oracle, write_answers
+from tsbench.workload.oracle import ORACLE_VERSION, Oracle
 from tsbench.workload.queries import DataRange, generate_queries, write_query_set
 from tsbench.workload.usecases import get_use_case
 
@@ -134,13 +135,13 @@ def _answers_from_cache(dataset: Dataset, run_dir: Path) -> bool:
     cached = _answers_cache_path(dataset, run_dir)
     if not cached.is_file():
         return False
-    write_bytes_atomic(run_dir / "answers.jsonl", cached.read_bytes())
+    copy_file_atomic(cached, run_dir / "answers.jsonl")
     return True
 
 
 def _answers_to_cache(dataset: Dataset, run_dir: Path) -> None:
     try:
-        write_bytes_atomic(_answers_cache_path(dataset, run_dir), (run_dir / "answers.jsonl").read_bytes())
+        copy_file_atomic(run_dir / "answers.jsonl", _answers_cache_path(dataset, run_dir))
     except OSError as error:  # a read-only dataset cache only costs the next run the oracle again
         log.warning("could not cache reference answers: %s", error)
 

@@ -32,8 +32,8 @@ from tsbench.runtimes.select import runtime_for
 from tsbench.spec import RunSpec
 from tsbench.targets.base import Target, TargetError
 from tsbench.targets.registry import load_target
+from tsbench.workload.answer_file import AnswerFile
 from tsbench.workload.dataset import Dataset
-from tsbench.workload.oracle import AnswerFile
 from tsbench.workload.queries import read_query_set, write_jsonl
 
 log = logging.getLogger("tsbench.run")

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
 
+from tsbench.workload.answer_file import AnswerFile, read_answers, write_answers
 from tsbench.workload.answers import Answer, compare
 from tsbench.workload.dataset import Dataset
-from tsbench.workload.oracle import AnswerFile, Oracle, read_answers, write_answers
+from tsbench.workload.oracle import Oracle
 from tsbench.workload.queries import DataRange, LogicalQuery, generate_queries
 from tsbench.workload.query_types import QUERY_TYPES, Kind
 
@@ -94,6 +97,11 @@ def test_answers_file_round_trip(tmp_path, small_dataset: Dataset, oracle: Oracl
     assert set(loaded) == {q.id for q in queries}
     for q in queries:
         assert compare(oracle.answer(q), loaded[q.id]).ok
+    lines = [
+        json.dumps({"id": q.id, "type": q.type, **oracle.answer(q).to_json()}, separators=(",", ":"))
+        for q in queries
+    ]
+    assert path.read_text() == "".join(f"{line}\n" for line in lines)  # chunked writing, one JSON line each
     lazy = AnswerFile(path)  # one answer at a time, the same answers
     assert list(lazy) == list(loaded) and len(lazy) == len(loaded)
     assert all(lazy[query_id] == answer for query_id, answer in loaded.items())
@@ -134,10 +142,11 @@ def test_large_answers_are_compared_row_by_row_from_the_file(
     """Streamed from its line (as every answer over STREAM_ABOVE_BYTES is), the check gives the
     same verdicts as comparing whole answers: equal answers agree, a lost row and a changed value
     are caught with the same reason."""
-    from tsbench.workload import oracle as oracle_module
+    from tsbench.workload import answer_file
     from tsbench.workload.answers import Answer
 
-    monkeypatch.setattr(oracle_module, "STREAM_ABOVE_BYTES", 0)
+    monkeypatch.setattr(answer_file, "STREAM_ABOVE_BYTES", 0)
+    monkeypatch.setattr(answer_file, "READ_BLOCK_BYTES", 7)  # rows and the header cut across blocks
     queries = generate_queries(
         DataRange.of(small_dataset), ["high-cpu-all", "lastpoint", "ycsb-avg"], 2, seed=4
     )
@@ -153,3 +162,46 @@ def test_large_answers_are_compared_row_by_row_from_the_file(
         for wrong in (lost, changed):
             streamed, whole = answers.compare_with(q.id, wrong), compare(good, wrong)
             assert not streamed.ok and streamed.reason == whole.reason and streamed.diff == whole.diff
+
+
+def test_answers_held_by_columns_stream_through_the_file(
+    tmp_path, small_dataset: Dataset, oracle: Oracle, monkeypatch
+) -> None:
+    """Fetched from DuckDB in parts (so held by columns), written a few rows at a time and read back
+    a few bytes at a time (a non-ASCII tag cut inside its UTF-8 bytes): the same answers."""
+    from tsbench.workload import answer_file
+    from tsbench.workload import oracle as oracle_module
+    from tsbench.workload.answer_columns import ColumnRows
+
+    queries = generate_queries(DataRange.of(small_dataset), ["high-cpu-all", "double-groupby-1"], 1, seed=6)
+    whole = {q.id: oracle.answer(q) for q in queries}
+    monkeypatch.setattr(oracle_module, "FETCH_ROWS", 5)
+    monkeypatch.setattr(answer_file, "WRITE_CHUNK_ROWS", 3)
+    parted = {q.id: oracle.answer(q) for q in queries}
+    assert all(isinstance(a.rows, ColumnRows) for a in parted.values())
+    assert all(list(parted[i].rows) == whole[i].rows for i in whole)
+    tagged = LogicalQuery("tags#0", "high-cpu-all", whole[queries[0].id].columns[2:])
+    renamed = [(row[0], f"hôst_ü{row[1]}", *row[2:]) for row in whole[queries[0].id].rows]
+    unicode = Answer(whole[queries[0].id].columns, renamed, whole[queries[0].id].key)
+    path = write_answers(
+        tmp_path / "answers.jsonl", [*((q, parted[q.id]) for q in queries), (tagged, unicode)]
+    )
+    monkeypatch.setattr(answer_file, "STREAM_ABOVE_BYTES", 0)
+    monkeypatch.setattr(answer_file, "READ_BLOCK_BYTES", 3)
+    answers = AnswerFile(path)
+    assert all(answers.compare_with(i, whole[i]).ok for i in whole)
+    assert answers.compare_with("tags#0", unicode).ok
+    assert not answers.compare_with("tags#0", whole[queries[0].id]).ok
+
+
+def test_membership_reads_the_index_not_the_answer(tmp_path) -> None:
+    """``id in answers`` (asked before every check) must not parse the answer: a 1.6 M-row line
+    parsed whole costs ~1 GB. A line whose rows are cut off is in the file but cannot be read."""
+    path = tmp_path / "answers.jsonl"
+    path.write_text(
+        '{"id":"ok","type":"lastpoint","columns":["x"],"key":[],"rows":[[1]]}\n{"id":"cut","rows":[[1,\n'
+    )
+    answers = AnswerFile(path)
+    assert "cut" in answers and "ok" in answers and "other" not in answers
+    with pytest.raises(json.JSONDecodeError):
+        answers["cut"]

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
+
+COPY_BLOCK_BYTES = 4 * 2**20
 
 
 def write_bytes_atomic(path: str | os.PathLike[str], data: bytes, mode: int = 0o644) -> Path:
@@ -18,6 +21,24 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes, mode: int = 0o
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
+            handle.flush()
+            os.fchmod(handle.fileno(), mode)
+            os.fsync(handle.fileno())
+        os.replace(tmp, final)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return final
+
+
+def copy_file_atomic(source: str | os.PathLike[str], path: str | os.PathLike[str], mode: int = 0o644) -> Path:
+    """``write_bytes_atomic`` of ``source``'s bytes, copied in blocks (never the whole file in memory)."""
+    final = Path(path)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{final.name}.", dir=final.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle, open(source, "rb") as reading:
+            shutil.copyfileobj(reading, handle, COPY_BLOCK_BYTES)
             handle.flush()
             os.fchmod(handle.fileno(), mode)
             os.fsync(handle.fileno())

@@ -49,13 +49,13 @@ from tsbench.timeutil import format_instant
 from tsbench.validation.checks import Check, Frame, SuiteSpec, entry
 from tsbench.validation.dataset_profile import (
     DUPLICATE_EXAMPLES,
-    MEMORY_LIMIT,
     MeasurementProfile,
     connect,
     profile_measurement,
 )
 from tsbench.workload.dataset import Dataset, sha256_file
 from tsbench.workload.generate.ycsb import VALUE_RANGE
+from tsbench.workload.scan import MEMORY_LIMIT
 from tsbench.workload.usecases import CPU_FIELDS, YCSB
 
 # Use cases whose generator drops whole points and single fields on purpose (TSBS iot keeps ~90 %).

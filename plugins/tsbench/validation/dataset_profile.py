@@ -14,7 +14,6 @@ files the oracle reads) twice:
 
 from __future__ import annotations
 
-import tempfile
 import time
 from dataclasses import dataclass
 
@@ -22,11 +21,9 @@ import duckdb
 import pandas as pd
 
 from tsbench.workload.dataset import Dataset
+from tsbench.workload.scan import bounded_connection, sql_literal
 
 DUPLICATE_EXAMPLES = 100
-# DuckDB's memory cap for the scans; beyond it the duplicate search spills to a temporary folder
-# (measured: 34.6 M rows under a 512 MB cap peak at ~0.7 GB RSS, no slower on this machine).
-MEMORY_LIMIT = "2GB"
 
 
 @dataclass
@@ -50,18 +47,10 @@ def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
 def connect(memory_limit: str | None = None, temp_dir: str | None = None) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB capped at ``memory_limit`` (default ``MEMORY_LIMIT``) that spills to
-    ``temp_dir`` (DuckDB's default would be ``./.tmp`` in the working directory)."""
-    con = duckdb.connect()
-    con.execute(f"SET temp_directory = {_literal(temp_dir or tempfile.gettempdir())}")
+    """``bounded_connection`` that may return rows in any order (the scans only aggregate)."""
+    con = bounded_connection(memory_limit, temp_dir)
     con.execute("SET preserve_insertion_order = false")
-    con.execute("SET enable_progress_bar = false")  # it would draw into task logs
-    con.execute(f"SET memory_limit = {_literal(memory_limit or MEMORY_LIMIT)}")
     return con
 
 
@@ -80,7 +69,7 @@ def profile_measurement(
         empty = pd.DataFrame({"file": pd.Series([], dtype=str), "rows": pd.Series([], dtype="int64")})
         none = pd.DataFrame({"entity": [], "time": [], "n": []})
         return MeasurementProfile(measurement, [], empty, 0, 0, none, time.perf_counter() - started)
-    glob = _literal(dataset.glob(measurement))
+    glob = sql_literal(dataset.glob(measurement))
     columns = [row[0] for row in con.execute(f"DESCRIBE SELECT * FROM read_parquet({glob})").fetchall()]
     files = _file_aggregates(con, dataset, glob, columns, ranges)
     keys, extra, dups = _duplicated_keys(con, glob, entity, duplicate_examples)

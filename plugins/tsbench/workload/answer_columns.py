@@ -64,10 +64,13 @@ class ColumnRows(Sequence[tuple[Any, ...]]):
         rows.clear()
 
     def columns(self) -> list[np.ndarray]:
-        """The columns, each one array (parts joined; mixed kinds joined as objects)."""
+        """The columns, each one array (parts joined; mixed kinds joined as objects). Joined a
+        column at a time, each column's parts freed before the next is joined."""
         if self._columns is None:
-            self._columns = [_join(parts) for parts in self._parts]
-            self._parts = [[column] for column in self._columns]
+            for index, parts in enumerate(self._parts):
+                self._parts[index] = [_join(parts)]
+                del parts
+            self._columns = [parts[0] for parts in self._parts]
         return self._columns
 
     def sort(self, key_index: list[int]) -> None:
@@ -79,18 +82,27 @@ class ColumnRows(Sequence[tuple[Any, ...]]):
         except TypeError:  # a NULL beside a value: Python's comparison with NULLs last
             rows = sorted(range(self._length), key=lambda row: nulls_last(column[row] for column in keys))
             order = np.array(rows, dtype=np.int64)
-        if order is not None:
-            self._columns = [column[order] for column in columns]
-            self._parts = [[column] for column in self._columns]
+        keys.clear()  # the key columns are replaced below, the old ones freed
+        if order is None:
+            return
+        for index in range(self.width):  # one column reordered at a time, the old one freed
+            self._parts[index] = []
+            columns[index] = columns[index][order]
+            self._parts[index] = [columns[index]]
 
     def __len__(self) -> int:
         return self._length
 
     def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        for chunk in self.chunks():
+            yield from chunk
+
+    def chunks(self, size: int = CHUNK_ROWS) -> Iterator[list[tuple[Any, ...]]]:
+        """The rows as tuples of Python values, ``size`` rows per list."""
         columns = self.columns()
-        for start in range(0, self._length, CHUNK_ROWS):
-            stop = min(start + CHUNK_ROWS, self._length)
-            yield from zip(*(_python_values(c[start:stop]) for c in columns), strict=True)
+        for start in range(0, self._length, size):
+            stop = min(start + size, self._length)
+            yield list(zip(*(_python_values(c[start:stop]) for c in columns), strict=True))
 
     def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):

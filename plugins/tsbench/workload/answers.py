@@ -12,7 +12,7 @@ Tolerance: two values agree when ``|a - b| <= abs_tol + rel_tol * |b|``; keys mu
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import chain, islice, zip_longest
@@ -140,6 +140,15 @@ class Answer:
             self.rows.sort(key=itemgetter(*index))  # no NULL in the keys: cheap keys
         except TypeError:  # a NULL beside a value
             self.rows.sort(key=lambda row: nulls_last(row[i] for i in index))
+
+    def row_chunks(self, size: int = CHUNK_ROWS) -> Iterator[list[tuple[Any, ...]]]:
+        """The rows in order, ``size`` at a time as lists of tuples of Python values (an answer
+        held by columns is turned back into tuples one chunk at a time)."""
+        if isinstance(self.rows, ColumnRows):
+            yield from self.rows.chunks(size)
+            return
+        for start in range(0, len(self.rows), size):
+            yield self.rows[start : start + size]
 
     def to_json(self) -> dict[str, Any]:
         rows = self.rows if isinstance(self.rows, list) else list(self.rows)

@@ -6,21 +6,17 @@ float64; buckets are ``floor(epoch_ns / bucket_ns) * bucket_ns`` (aligned to the
 
 from __future__ import annotations
 
-import json
-import os
-import re
-from collections.abc import Iterable, Iterator, Mapping
-from pathlib import Path
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-import duckdb
-
 from tsbench.progress import Progress
-from tsbench.workload.answers import Answer, Comparison, compare, compare_rows
-from tsbench.workload.queries import LogicalQuery, read_jsonl, write_jsonl
+from tsbench.workload.answers import Answer
+from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.query_types import Kind
+from tsbench.workload.scan import bounded_connection
 
 ORACLE_VERSION = "1"  # bump when an answer could change: cached reference answers are keyed by it
+FETCH_ROWS = 65_536  # rows fetched from DuckDB and normalised at a time
 
 
 def _host_filter(query: LogicalQuery, params: list[Any]) -> str:
@@ -91,7 +87,7 @@ class Oracle:
     """Answers logical queries over one dataset (anything with a ``glob(measurement)`` method)."""
 
     def __init__(self, dataset: Any, threads: int | None = None):
-        self.connection = duckdb.connect()
+        self.connection = bounded_connection()
         if threads:
             self.connection.execute(f"SET threads = {int(threads)}")
         use_case = dataset.use_case
@@ -102,9 +98,13 @@ class Oracle:
         )
 
     def answer(self, query: LogicalQuery) -> Answer:
+        """The reference answer, fetched from DuckDB in parts of ``FETCH_ROWS`` rows, each part
+        normalised before the next is fetched (a large answer is held by columns, never as one
+        list of Python tuples)."""
         sql, params = oracle_sql(query)
-        rows = self.connection.execute(sql, params).fetchall()
-        return Answer.adopt(query.query_type, rows, query.fields)
+        cursor = self.connection.execute(sql, params)
+        parts = iter(lambda: cursor.fetchmany(FETCH_ROWS), [])
+        return Answer.adopt_parts(query.query_type, parts, query.fields)
 
     def answers(
         self, queries: Iterable[LogicalQuery], progress: Progress | None = None
@@ -116,77 +116,3 @@ class Oracle:
 
     def close(self) -> None:
         self.connection.close()
-
-
-def write_answers(path: str | os.PathLike[str], answered: Iterable[tuple[LogicalQuery, Answer]]) -> Path:
-    """answers.jsonl: one ``{"id", "type", "columns", "key", "rows"}`` per query, written atomically."""
-    return write_jsonl(path, ({"id": q.id, "type": q.type, **a.to_json()} for q, a in answered))
-
-
-def read_answers(path: str | os.PathLike[str]) -> dict[str, Answer]:
-    """Every answer in memory (small answer files: tests, reports)."""
-    return {body["id"]: Answer.from_json(body) for body in read_jsonl(path)}
-
-
-_ID = re.compile(rb'\{"id":("(?:[^"\\]|\\.)*")')
-_ROWS = '"rows":['  # an answer line ends with its rows (``Answer.to_json``'s order)
-STREAM_ABOVE_BYTES = 16 * 2**20  # answer lines longer than this are compared row by row
-
-
-def _rows_from(text: str, position: int) -> Iterator[tuple[Any, ...]]:
-    """The rows of an answer line's ``"rows":[…]`` array from ``position`` (just inside it), one
-    JSON row at a time, tag values shared."""
-    decoder, texts = json.JSONDecoder(), {}
-    while True:
-        while text[position] in ", \n":
-            position += 1
-        if text[position] == "]":
-            return
-        row, position = decoder.raw_decode(text, position)
-        yield tuple(texts.setdefault(v, v) if isinstance(v, str) else v for v in row)
-
-
-class AnswerFile(Mapping[str, Answer]):
-    """answers.jsonl read one answer at a time: opening it indexes where each query's line starts
-    (from the line's leading ``{"id": …}``, without parsing the rest); ``answers[id]`` parses that
-    line alone. Memory stays at one answer, however large the file (a high-cpu-all answer at 4,000
-    hosts holds about a million rows)."""
-
-    def __init__(self, path: str | os.PathLike[str]):
-        self.path = Path(path)
-        self._where: dict[str, tuple[int, int]] = {}
-        with open(self.path, "rb") as handle:
-            offset = 0
-            for line in handle:
-                found = _ID.match(line)
-                if found is None:
-                    raise ValueError(f"{self.path}: a line at byte {offset} does not start with its id")
-                self._where[json.loads(found.group(1))] = (offset, len(line))
-                offset += len(line)
-
-    def __getitem__(self, query_id: str) -> Answer:
-        return Answer.from_json(json.loads(self._line(query_id)))
-
-    def compare_with(self, query_id: str, actual: Answer) -> Comparison:
-        """``compare(self[query_id], actual)``; a large answer's rows are decoded one at a time
-        from its line as they are compared, so they are never all in memory."""
-        line = self._line(query_id)
-        if len(line) < STREAM_ABOVE_BYTES:
-            return compare(Answer.from_json(json.loads(line)), actual)
-        text = line.decode()
-        del line
-        rows_at = text.index(_ROWS) + len(_ROWS)
-        header = json.loads(text[: rows_at - 1] + "[]}")
-        return compare_rows(header["columns"], header.get("key", []), _rows_from(text, rows_at), actual)
-
-    def _line(self, query_id: str) -> bytes:
-        offset, length = self._where[query_id]
-        with open(self.path, "rb") as handle:
-            handle.seek(offset)
-            return handle.read(length)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._where)
-
-    def __len__(self) -> int:
-        return len(self._where)

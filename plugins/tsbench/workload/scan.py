@@ -1,0 +1,34 @@
+"""An in-process DuckDB for scanning a dataset's Parquet files in bounded memory: capped at
+``MEMORY_LIMIT``, spilling beyond it to the system's temporary folder (DuckDB's default would be
+``./.tmp`` in whatever the working directory is).
+
+Measured at 4,000 hosts × 1 day (34.56 M rows, 2026-11-26, this 2-core machine): the dataset
+suite's two scans peak at +1,246 MB RSS under a 2 GB cap, +607 MB under 512 MB, +354 MB under
+256 MB, in 10 s each; the oracle's 28 reference answers at +529 MB uncapped, +395 MB under 256 MB,
+in 50 s each.
+"""
+
+from __future__ import annotations
+
+import tempfile
+
+import duckdb
+
+MEMORY_LIMIT = "256MB"
+
+
+def sql_literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def bounded_connection(
+    memory_limit: str | None = None, temp_dir: str | None = None
+) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB capped at ``memory_limit`` (default ``MEMORY_LIMIT``) that spills to
+    ``temp_dir`` (default: the system's temporary folder); no progress bar (it would draw into task
+    logs)."""
+    con = duckdb.connect()
+    con.execute(f"SET temp_directory = {sql_literal(temp_dir or tempfile.gettempdir())}")
+    con.execute("SET enable_progress_bar = false")
+    con.execute(f"SET memory_limit = {sql_literal(memory_limit or MEMORY_LIMIT)}")
+    return con
