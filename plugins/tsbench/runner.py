@@ -60,7 +60,9 @@ class TargetPhases:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.run = read_json(run_dir / "run.json")
         self.spec = RunSpec.parse(**self.run["spec"])
-        self.runtime = runtime or runtime_for(self.spec, run=self.run["run_id"], **(runtime_options or {}))
+        self.runtime = runtime or runtime_for(
+            self.spec, run=self.run["run_id"], handoff=self.dir, **(runtime_options or {})
+        )
         # Unique per comparison; the points of one server group (see group_phases) share it.
         group = (self.run.get("point") or {}).get("server_group") or run_dir.name
         self.instance = f"{self.run['run_id']}-{group}-{name}"

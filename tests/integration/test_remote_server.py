@@ -21,7 +21,8 @@ import pytest
 from tsbench.comparison import parse_comparison, scale_dir
 from tsbench.run_setup import prepare_run
 from tsbench.runner import TargetPhases
-from tsbench.runtimes.local import LocalRuntime, allocated_bytes, free_port
+from tsbench.runtimes.disk import allocated_bytes
+from tsbench.runtimes.local import LocalRuntime, free_port
 from tsbench.runtimes.remote import AgentClient, RemoteServer
 from tsbench.targets.base import Target, TargetError
 from tsbench.targets.registry import load_target

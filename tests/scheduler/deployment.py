@@ -121,11 +121,12 @@ def _wait_until_healthy(deployment: AirflowDeployment, process: subprocess.Popen
 
 
 def _stragglers(home: Path) -> list[psutil.Process]:
-    """Processes of this deployment that left its process group (task supervisors may)."""
+    """Processes of this deployment that left its process group (task supervisors may; the Celery
+    form's components run in their own groups, its workers with an AIRFLOW_HOME below ``home``)."""
     found = []
     for proc in psutil.process_iter():
         try:
-            if proc.environ().get("AIRFLOW_HOME") == str(home):
+            if (proc.environ().get("AIRFLOW_HOME") or "/").startswith(str(home)):  # workers: below
                 found.append(proc)
         except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
             continue

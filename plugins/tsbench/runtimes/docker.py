@@ -43,6 +43,7 @@ from docker.errors import NotFound  # a container or volume that is gone already
 
 from tsbench.results.files import write_private_json
 from tsbench.runtimes.container_spec import ContainerSpec, pick_container, secret_values
+from tsbench.runtimes.disk import drop_os_caches
 from tsbench.runtimes.docker_arguments import (
     LABEL_INSTANCE,
     container_name,
@@ -66,7 +67,7 @@ from tsbench.runtimes.docker_engine import (
     shares_our_kernel,
 )
 from tsbench.runtimes.docker_server import DockerServer
-from tsbench.runtimes.local import drop_os_caches, free_ports, state_root
+from tsbench.runtimes.local import free_ports, state_root
 from tsbench.targets.base import Target, TargetError
 
 if TYPE_CHECKING:

@@ -8,7 +8,9 @@ State of one server instance lives in ``<state root>/<instance>/`` (default root
     data/ …         whatever the recipe keeps
 
 Servers start in their own session (``start_new_session``), so they outlive the process that
-started them: a pipeline task can provision, and later tasks attach by instance name.
+started them: a pipeline task can provision, and later tasks attach by instance name — under this
+root, or, for a worker with another state root on the same machine, from the record the run folder
+carries (``runtimes.handoff``).
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ import psutil
 
 from tsbench.measure.resources import ProcessTreeProbe
 from tsbench.runtimes.definition import ServerDefinition
+from tsbench.runtimes.disk import allocated_bytes, drop_os_caches
+from tsbench.runtimes.handoff import ElsewhereError, read_record, write_record
+from tsbench.runtimes.process_env import server_environment
 from tsbench.targets.base import Endpoint, Target, TargetError
 
 REPO = Path(__file__).resolve().parents[3]
@@ -58,29 +63,6 @@ def port_open(port: int, host: str = "127.0.0.1", timeout_s: float = 0.2) -> boo
     with socket.socket() as probe:
         probe.settimeout(timeout_s)
         return probe.connect_ex((host, port)) == 0
-
-
-def allocated_bytes(paths: list[Path]) -> int:
-    """Bytes allocated on disk (``st_blocks × 512``, like ``du``) under ``paths``; links not followed."""
-    total = 0
-    for root in paths:
-        if not root.exists():
-            continue
-        for folder, _, files in os.walk(root):
-            for name in files:
-                with contextlib.suppress(FileNotFoundError):  # removed while walking (compaction, WAL)
-                    total += os.lstat(os.path.join(folder, name)).st_blocks * 512
-    return total
-
-
-def drop_os_caches() -> tuple[bool, str]:
-    """``sync`` then drop the page cache, dentries and inodes. Returns ``(done, how or why not)``."""
-    os.sync()
-    try:
-        Path("/proc/sys/vm/drop_caches").write_text("3\n")
-    except OSError as error:
-        return False, f"could not write /proc/sys/vm/drop_caches: {error.strerror or error}"
-    return True, "sync; echo 3 > /proc/sys/vm/drop_caches"
 
 
 class ServerRecipe(ABC):
@@ -129,7 +111,8 @@ class ServerRecipe(ABC):
         """The foreground server command."""
 
     def environment(self) -> dict[str, str]:
-        return dict(os.environ)
+        """The server's environment: the orchestrator's without its secrets (``process_env``)."""
+        return server_environment()
 
     @abstractmethod
     def ready(self) -> bool:
@@ -188,6 +171,7 @@ class LocalServer:
     home: Path
     recipe: ServerRecipe
     pid: int | None = None
+    handoff: Path | None = None  # the run folder that also gets the record (``runtimes.handoff``)
 
     @property
     def state_file(self) -> Path:
@@ -198,7 +182,10 @@ class LocalServer:
         return self.home / "server.log"
 
     def save(self) -> None:
+        """``instance.json`` in its home and, with a ``handoff`` folder, the record there too."""
         body = {
+            "instance": self.instance,
+            "home": str(self.home),
             "recipe": self.recipe.name,
             "ports": self.recipe.ports,
             "pid": self.pid,
@@ -207,6 +194,8 @@ class LocalServer:
         tmp = self.state_file.with_suffix(".tmp")
         tmp.write_text(json.dumps(body, indent=2))
         os.replace(tmp, self.state_file)
+        if self.handoff is not None:
+            write_record(self.handoff, body)
 
     def endpoint(self) -> Endpoint:
         return self.recipe.endpoint()
@@ -343,8 +332,12 @@ class LocalRuntime:
 
     name = "local"
 
-    def __init__(self, root: Path | None = None):
+    def __init__(self, root: Path | None = None, handoff: Path | None = None):
+        """Instances live under ``root`` (default ``state_root()``); with ``handoff`` (a target's
+        run folder) their records also go there, and ``attach`` finds an instance another worker
+        provisioned on this machine from it."""
         self.root = root or state_root()
+        self.handoff = handoff
 
     def provision(self, target_type: type[Target], instance: str) -> LocalServer:
         """Install, configure and start ``target_type``'s server as a fresh instance."""
@@ -362,7 +355,7 @@ class LocalRuntime:
             self.root.chmod(0o755)
             shutil.chown(home, recipe_type.run_as, recipe_type.run_as)
         ports = dict(zip(recipe_type.port_roles, free_ports(len(recipe_type.port_roles)), strict=True))
-        server = LocalServer(instance, home, recipe_type(home, ports))
+        server = LocalServer(instance, home, recipe_type(home, ports), handoff=self.handoff)
         server.recipe.install()
         server.recipe.initialise()
         server.save()
@@ -370,27 +363,33 @@ class LocalRuntime:
         return server
 
     def attach(self, instance: str) -> LocalServer:
-        """The instance provisioned earlier (possibly by another process)."""
+        """The instance provisioned earlier by another process: from its state under this root, else
+        from the handoff record (provisioned by a worker with another state root; ``ElsewhereError``
+        when that was on another machine)."""
         home = self.root / instance
         state = home / "instance.json"
-        if not state.is_file():
+        body = json.loads(state.read_text()) if state.is_file() else None
+        if body is None and self.handoff is not None:
+            body = read_record(self.handoff, instance)
+        if body is None:
             raise TargetError(f"no local server instance {instance!r} under {self.root}")
-        body = json.loads(state.read_text())
-        recipe_type = _recipes()[body["recipe"]]
-        return LocalServer(instance, home, recipe_type(home, dict(body["ports"])), body.get("pid"))
+        home = Path(body.get("home") or home)
+        recipe = _recipes()[body["recipe"]](home, dict(body["ports"]))
+        return LocalServer(instance, home, recipe, body.get("pid"), handoff=self.handoff)
 
     def teardown(self, instance: str, remove: bool = True) -> None:
         """Stop the instance if it runs and (by default) delete its files. Never raises for a
         missing instance: teardown must always be safe to run."""
         home = self.root / instance
         outside: list[Path] = []
-        if (home / "instance.json").is_file():
-            try:
-                server = self.attach(instance)
-                outside = server.recipe.outside_dirs()
-                server.stop()
-            except (TargetError, KeyError, ValueError):  # unknown recipe, damaged state: end it anyway
-                _kill_recorded_process(home / "instance.json")
+        try:
+            server = self.attach(instance)
+            home, outside = server.home, server.recipe.outside_dirs()
+            server.stop()
+        except ElsewhereError:
+            raise  # its server would be left running: say where
+        except (TargetError, KeyError, ValueError):  # none, unknown recipe, damaged state: end it anyway
+            _kill_recorded_process(home / "instance.json")
         if remove:
             for folder in [home, *outside]:
                 shutil.rmtree(folder, ignore_errors=True)

@@ -6,6 +6,7 @@ Heavy or optional dependencies (the Docker SDK, Terraform) are imported only for
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from tsbench.runtimes.base import Runtime
@@ -18,11 +19,13 @@ def runtime_for(
     environment: Callable[[], Mapping[str, str]] | None = None,
     docker_client_factory: Callable[[str | None], Callable[[], Any]] | None = None,
     run: str | None = None,
+    handoff: Path | None = None,
 ) -> Runtime:
     """``environment()`` gives credentials for the runtime's tools (e.g. AWS keys for Terraform), looked
     up only by a runtime that runs such tools;
     ``docker_client_factory(base_url)`` gives the Docker runtime its engine client (the Airflow glue
-    passes one built on the Docker provider's hook); ``run`` labels what the runtime creates."""
+    passes one built on the Docker provider's hook); ``run`` labels what the runtime creates;
+    ``handoff`` (a target's run folder) carries a local instance's record to the branch's later tasks."""
     if spec.runtime == "aws":
         from tsbench.runtimes.aws import AwsRuntime
 
@@ -34,7 +37,7 @@ def runtime_for(
         return DockerRuntime.from_options(spec.docker, client_factory=factory, run=run)
     from tsbench.runtimes.local import LocalRuntime
 
-    return LocalRuntime()
+    return LocalRuntime(handoff=handoff)
 
 
 def host_lease_keys(spec: RunSpec, run: str) -> list[str | None]:

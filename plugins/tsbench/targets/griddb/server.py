@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from tsbench.runtimes.local import ServerRecipe
+from tsbench.runtimes.process_env import server_environment
 from tsbench.targets.base import Endpoint, TargetError
 from tsbench.targets.griddb import rest
 from tsbench.targets.griddb.client import CLUSTER, DATABASE, USER, opt_dir
@@ -172,7 +173,7 @@ class GridDBServer(ServerRecipe):
         return [gsserver_binary(), "--conf", str(self.conf_dir)]
 
     def environment(self) -> dict[str, str]:
-        env = dict(os.environ)
+        env = server_environment()
         env["GS_HOME"] = str(self.gs_home)
         env["GS_LOG"] = str(self.gs_home / "log")
         return env

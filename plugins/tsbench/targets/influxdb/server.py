@@ -20,6 +20,7 @@ import requests
 
 from tsbench.runtimes.definition import ServerDefinition
 from tsbench.runtimes.local import ServerRecipe
+from tsbench.runtimes.process_env import server_environment
 from tsbench.targets.base import Endpoint, TargetError
 from tsbench.targets.influxdb.definition import DEFINITION, HALF_THE_RAM
 
@@ -139,7 +140,7 @@ bind-address = "127.0.0.1:{self.ports["rpc"]}"
         return [influxd_binary(), "-config", str(self.config_path)]
 
     def environment(self) -> dict[str, str]:
-        env = dict(os.environ)
+        env = server_environment()
         env.pop("INFLUXDB_CONFIG_PATH", None)
         # Environment overrides (INFLUXDB_DATA_DIR, …) would silently win over our file.
         for key in [k for k in env if k.startswith("INFLUXDB_")]:

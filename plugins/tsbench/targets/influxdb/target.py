@@ -21,7 +21,7 @@ from urllib.parse import urlencode
 import pyarrow as pa
 import requests
 
-from tsbench.runtimes.local import allocated_bytes
+from tsbench.runtimes.disk import allocated_bytes
 from tsbench.targets.base import Capabilities, Endpoint, Footprint, Target, TargetError
 from tsbench.targets.httpclient import LeanHttp
 from tsbench.targets.influxdb import dialect, v2

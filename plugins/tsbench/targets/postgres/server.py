@@ -14,7 +14,6 @@ preload library and its settings) and an extension; nothing else differs.
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 import signal
 import subprocess
@@ -25,6 +24,7 @@ import psycopg
 
 from tsbench.runtimes.definition import ServerDefinition
 from tsbench.runtimes.local import ServerRecipe
+from tsbench.runtimes.process_env import server_environment
 from tsbench.targets.base import Endpoint, TargetError
 from tsbench.targets.postgres.definition import DEFINITION, PG_MAJOR
 
@@ -133,7 +133,7 @@ class PostgresRecipe(ServerRecipe):
         ]
 
     def environment(self) -> dict[str, str]:
-        env = dict(os.environ)
+        env = server_environment()
         env.pop("PGDATA", None)
         env["LC_ALL"] = "C.UTF-8"
         return env

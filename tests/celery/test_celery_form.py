@@ -1,0 +1,188 @@
+"""The Celery form, started the README's way (``TSBENCH_EXECUTOR=celery bash scripts/airflow_ui.sh``):
+PostgreSQL as the metadata DB, Redis as the broker, two ``airflow celery worker`` processes with
+their own AIRFLOW_HOME, state root, results root and dataset cache, and the run store in MinIO.
+Triggered and read through the REST API only."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import psutil
+import pytest
+from scheduler.deployment import AirflowDeployment, airflow_ui
+
+if TYPE_CHECKING:
+    from integration.minio import MinioServer
+
+pytest_plugins = ("integration.minio",)
+pytestmark = pytest.mark.integration
+DAG = "tsbench_comparison"
+STATE_BASE = Path("/var/tmp/tsbench-tests")  # short: PostgreSQL's socket path limit
+TWO_TARGETS = {
+    "targets": ["questdb", "postgres"],
+    "scales": [10],
+    "duration": "6h",
+    "queries_per_type": 1,
+    "hot_runs": 1,
+}
+
+
+@pytest.fixture(scope="module")
+def celery(minio_server: MinioServer) -> Iterator[tuple[AirflowDeployment, str]]:
+    """The deployment and its run store's bucket."""
+    workdir = Path(tempfile.mkdtemp(prefix="tsbench-celery-"))
+    metadb = STATE_BASE / f"metadb-{uuid.uuid4().hex[:6]}"
+    store = minio_server.new_bucket("runstore")
+    env = {
+        "TSBENCH_EXECUTOR": "celery",
+        "TSBENCH_RUN_STORE": f"s3://{store}/team/runs",
+        "TSBENCH_METADB_ROOT": str(metadb),
+        "TSBENCH_NIGHTLY": "paused",
+        # A killed worker's task is declared lost after 30 s without a heartbeat (default 300 s).
+        "AIRFLOW__SCHEDULER__TASK_INSTANCE_HEARTBEAT_TIMEOUT": "30",
+        **minio_server.aws_environment(),
+    }
+    with airflow_ui(workdir, env) as running:
+        yield running, store
+    shutil.rmtree(metadb, ignore_errors=True)
+    shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _workers_by_task(deployment: AirflowDeployment, run_id: str) -> dict[tuple[str, int], str]:
+    """(task id, map index) → the worker whose own log folder holds that task's log."""
+    found: dict[tuple[str, int], str] = {}
+    for worker in sorted((deployment.home / "celery").glob("worker-*")):
+        for log in (worker / "airflow" / "logs").glob(f"dag_id={DAG}/run_id={run_id}/task_id=*/**/*.log"):
+            task = next(p.name.removeprefix("task_id=") for p in log.parents if p.name.startswith("task_id="))
+            index = next(
+                (
+                    int(p.name.removeprefix("map_index="))
+                    for p in log.parents
+                    if p.name.startswith("map_index=")
+                ),
+                -1,
+            )
+            found[(task, index)] = worker.name
+    return found
+
+
+def _keys(minio_server: MinioServer, bucket: str) -> set[str]:
+    pages = minio_server.client().get_paginator("list_objects_v2").paginate(Bucket=bucket)
+    return {item["Key"] for page in pages for item in page.get("Contents", [])}
+
+
+def test_two_targets_on_two_workers_that_share_no_disk(
+    celery: tuple[AirflowDeployment, str], minio_server: MinioServer
+) -> None:
+    deployment, store = celery
+    assert (deployment.home / "celery" / "secrets" / "sql_alchemy_conn").read_text().startswith("postgresql")
+    health = deployment.get("/monitor/health")
+    assert health["metadatabase"]["status"] == "healthy"
+    run_id = deployment.trigger(DAG, TWO_TARGETS)
+    run = deployment.wait_for_run(DAG, run_id)
+    instances = deployment.task_instances(DAG, run_id)
+    states = {(ti["task_id"], ti["map_index"]): ti["state"] for ti in instances}
+    assert run["state"] == "success", (states, deployment.log_path)
+
+    where = _workers_by_task(deployment, run_id)
+    ran = {key for key, state in states.items() if state == "success"}
+    assert ran <= set(where), f"tasks without a log in any worker's own folder: {ran - set(where)}"
+    assert set(where.values()) == {"worker-1", "worker-2"}, where
+    keys = _keys(minio_server, store)
+    runs = {key.split("/")[2] for key in keys if key.startswith("team/runs/") and "/scale-10/" in key}
+    assert len(runs) == 1, runs
+    folder = f"team/runs/{runs.pop()}"
+    assert {
+        f"{folder}/report/report.html",
+        f"{folder}/report/report.pdf",
+        f"{folder}/validation.json",
+    } <= keys
+    for target in TWO_TARGETS["targets"]:
+        for phase in ("provision", "load", "queries", "teardown"):
+            assert f"{folder}/scale-10/targets/{target}/{phase}.json" in keys
+    assert not [key for key in keys if "/leases/" in key], "a host lease was not given back"
+    for worker in (deployment.home / "celery").glob("worker-*"):
+        _assert_nothing_left_running(worker / "state")
+
+
+def _assert_nothing_left_running(state: Path) -> None:
+    """No server instance folder is left in a worker's state root (teardown ran wherever it ran)."""
+    leftovers: list[Any] = [p.name for p in state.iterdir() if p.is_dir()] if state.is_dir() else []
+    assert not leftovers, f"{state}: {leftovers}"
+
+
+KILL_CONF = {"targets": ["postgres"], "scales": [100], "duration": "1d", "queries_per_type": 1, "hot_runs": 1}
+LOAD = ("benchmark.load", 0)
+
+
+def _kill_worker(deployment: AirflowDeployment, worker: str) -> None:
+    """SIGKILL a worker: its process group and every process started with its AIRFLOW_HOME."""
+    own = str(deployment.home / "celery" / worker / "airflow")
+    pid = int((deployment.home / "celery" / "pids" / f"{worker}.pid").read_text())
+    victims = [p for p in psutil.process_iter() if _environ(p).get("AIRFLOW_HOME") == own]
+    os.killpg(pid, signal.SIGKILL)
+    for proc in victims:
+        proc.kill()
+
+
+def _environ(proc: psutil.Process) -> dict[str, str]:
+    try:
+        return proc.environ()
+    except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+        return {}
+
+
+def _worker_loading(deployment: AirflowDeployment, run_id: str, timeout_s: float = 600) -> str:
+    """The worker running the load task's first try, once it runs."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        running = [
+            ti
+            for ti in deployment.task_instances(DAG, run_id)
+            if (ti["task_id"], ti["map_index"]) == LOAD and ti["state"] == "running"
+        ]
+        where = _workers_by_task(deployment, run_id)
+        if running and LOAD in where:
+            return where[LOAD]
+        time.sleep(0.5)
+    raise AssertionError(f"the load of run {run_id} never ran")
+
+
+def test_a_worker_killed_while_loading_is_retried_on_the_other_loading_once(
+    celery: tuple[AirflowDeployment, str], minio_server: MinioServer
+) -> None:
+    deployment, store = celery
+    run_id = deployment.trigger(DAG, KILL_CONF)
+    victim = _worker_loading(deployment, run_id)
+    time.sleep(2.0)  # rows are arriving
+    _kill_worker(deployment, victim)
+    run = deployment.wait_for_run(DAG, run_id)
+    instances = deployment.task_instances(DAG, run_id)
+    states = {(ti["task_id"], ti["map_index"]): ti["state"] for ti in instances}
+    assert run["state"] == "success", (states, deployment.log_path)
+    load = next(ti for ti in instances if (ti["task_id"], ti["map_index"]) == LOAD)
+    assert load["try_number"] == 2, load
+    survivor = ({"worker-1", "worker-2"} - {victim}).pop()
+    retried = list(
+        (deployment.home / "celery" / survivor / "airflow" / "logs").glob(
+            f"dag_id={DAG}/run_id={run_id}/task_id=benchmark.load/**/attempt=2.log"
+        )
+    )
+    assert retried, f"the retried load did not run on {survivor}"
+    client = minio_server.client()
+    keys = _keys(minio_server, store)
+    record = next(k for k in keys if k.endswith("/scale-100/targets/postgres/load.json"))
+    body = json.loads(client.get_object(Bucket=store, Key=record)["Body"].read())
+    assert body["row_count_ok"] is True
+    assert [trial["row_counts"] for trial in body["trials"]] == [{"cpu": 864_000}]  # loaded once
+    folder = record.removesuffix("scale-100/targets/postgres/load.json")
+    assert f"{folder}report/report.pdf" in keys, "the report was not published to the run store"
