@@ -4,8 +4,8 @@
 #   PostgreSQL   Airflow's metadata DB (its own cluster, loopback, a generated password)
 #   Redis        the Celery broker (loopback, a generated password)
 #   API server + UI, scheduler, DAG processor, triggerer   (CeleryExecutor)
-#   2 × `airflow celery worker` (TSBENCH_CELERY_WORKERS), each with its own AIRFLOW_HOME, log
-#                server port, state root, results root and dataset cache: they share no folder.
+#   2 × `airflow celery worker` (TSBENCH_CELERY_WORKERS), each with its own AIRFLOW_HOME, state
+#                root (under TSBENCH_CELERY_VAR), results root and dataset cache: they share no folder.
 #
 # Tasks hand each other files only through the run store, so TSBENCH_RUN_STORE must be an s3:// URL
 # (S3 or MinIO; credentials and endpoint from the usual AWS_* variables). Secrets live in
@@ -31,6 +31,11 @@ bash scripts/setup_python.sh
 source scripts/airflow_env.sh
 export PATH="$root/.venv/bin:$PATH"
 deploy="$AIRFLOW_HOME/celery"
+# What service users must reach (the metadata DB's cluster, the workers' state roots, where servers
+# keep their data) lives outside AIRFLOW_HOME, which they may not be allowed to enter.
+var="${TSBENCH_CELERY_VAR:-/var/tmp/tsbench-celery}/$(printf '%s' "$AIRFLOW_HOME" | sha256sum | cut -c1-12)"
+mkdir -p "$var"
+chmod 0755 "$var" "$(dirname "$var")"
 secrets="$deploy/secrets"
 mkdir -p "$deploy/logs" "$deploy/pids" "$secrets"
 chmod 0700 "$secrets"
@@ -67,8 +72,7 @@ start() {  # start NAME CMD... : in its own process group (pid in pids/NAME.pid)
 
 # -- the metadata database: a PostgreSQL cluster of its own, run as the postgres user --------------
 pg_bin="$(dirname "$(find /usr/lib/postgresql -name initdb -path '*/bin/*' | sort -V | tail -1)")"
-# Outside AIRFLOW_HOME, which the postgres user may not be able to enter.
-pg_home="${TSBENCH_METADB_ROOT:-/var/tmp/tsbench-airflow-metadb}/$(printf '%s' "$AIRFLOW_HOME" | sha256sum | cut -c1-12)"
+pg_home="$var/metadb"
 pg_data="$pg_home/data"
 pg_port="$(free_port)"
 meta_password="$(secret metadb_password)"
@@ -85,7 +89,8 @@ if [[ -z "$(psql_admin -tAc "SELECT 1 FROM pg_roles WHERE rolname = 'airflow'")"
 fi
 # The password goes in on psql's standard input, not its command line.
 printf "ALTER ROLE airflow PASSWORD '%s';\n" "$meta_password" | psql_admin
-(umask 077 && printf 'postgresql+psycopg2://airflow:%s@127.0.0.1:%s/airflow\n' \
+# No newline at the end: Airflow's *_CMD settings keep it (the DB name would be "airflow\n").
+(umask 077 && printf 'postgresql+psycopg2://airflow:%s@127.0.0.1:%s/airflow' \
     "$meta_password" "$pg_port" > "$secrets/sql_alchemy_conn")
 export AIRFLOW__DATABASE__SQL_ALCHEMY_CONN_CMD="cat $secrets/sql_alchemy_conn"
 
@@ -95,7 +100,7 @@ redis_password="$(secret redis_password)"
 (umask 077 && printf 'bind 127.0.0.1\nport %s\nrequirepass %s\nsave ""\nappendonly no\ndir %s\n' \
     "$redis_port" "$redis_password" "$deploy" > "$secrets/redis.conf")
 start redis redis-server "$secrets/redis.conf"
-(umask 077 && printf 'redis://:%s@127.0.0.1:%s/0\n' "$redis_password" "$redis_port" > "$secrets/broker_url")
+(umask 077 && printf 'redis://:%s@127.0.0.1:%s/0' "$redis_password" "$redis_port" > "$secrets/broker_url")
 export AIRFLOW__CELERY__BROKER_URL_CMD="cat $secrets/broker_url"
 
 # -- Airflow ---------------------------------------------------------------------------------------
@@ -121,13 +126,14 @@ start dag-processor airflow dag-processor
 start triggerer airflow triggerer --skip-serve-logs
 for n in $(seq 1 "$workers"); do
     own="$deploy/worker-$n"
-    mkdir -p "$own/airflow" "$own/state" "$own/results" "$own/datasets"
-    chmod 0755 "$own" "$own/state"  # servers run as their own users (PostgreSQL as postgres)
+    state="$var/worker-$n/state"
+    mkdir -p "$own/airflow" "$own/results" "$own/datasets" "$state"
+    chmod 0755 "$var/worker-$n" "$state"  # servers run as their own users (PostgreSQL as postgres)
     # --skip-serve-logs: Airflow's log server binds every interface, and one port setting cannot
     # tell the API server two workers' ports on one host; each worker's task logs stay in its own
     # AIRFLOW_HOME/logs (a team sets [logging] remote_base_log_folder, see README).
     start "worker-$n" env AIRFLOW_HOME="$own/airflow" \
-        TSBENCH_STATE="$own/state" TSBENCH_RESULTS="$own/results" TSBENCH_DATASETS="$own/datasets" \
+        TSBENCH_STATE="$state" TSBENCH_RESULTS="$own/results" TSBENCH_DATASETS="$own/datasets" \
         airflow celery worker --celery-hostname "tsbench-worker-$n@%h" --concurrency 4 --skip-serve-logs
 done
 log "Celery form up: UI http://127.0.0.1:$api_port (admin password in" \

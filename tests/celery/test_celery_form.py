@@ -37,24 +37,25 @@ TWO_TARGETS = {
 
 
 @pytest.fixture(scope="module")
-def celery(minio_server: MinioServer) -> Iterator[tuple[AirflowDeployment, str]]:
-    """The deployment and its run store's bucket."""
+def celery(minio_server: MinioServer) -> Iterator[tuple[AirflowDeployment, str, Path]]:
+    """The deployment, its run store's bucket and its TSBENCH_CELERY_VAR folder."""
     workdir = Path(tempfile.mkdtemp(prefix="tsbench-celery-"))
-    metadb = STATE_BASE / f"metadb-{uuid.uuid4().hex[:6]}"
+    var = STATE_BASE / f"celery-{uuid.uuid4().hex[:6]}"  # the metadata DB, the workers' state roots
     store = minio_server.new_bucket("runstore")
     env = {
         "TSBENCH_EXECUTOR": "celery",
         "TSBENCH_RUN_STORE": f"s3://{store}/team/runs",
-        "TSBENCH_METADB_ROOT": str(metadb),
+        "TSBENCH_CELERY_VAR": str(var),
         "TSBENCH_NIGHTLY": "paused",
         # A killed worker's task is declared lost after 30 s without a heartbeat (default 300 s).
         "AIRFLOW__SCHEDULER__TASK_INSTANCE_HEARTBEAT_TIMEOUT": "30",
         **minio_server.aws_environment(),
     }
-    with airflow_ui(workdir, env) as running:
-        yield running, store
-    shutil.rmtree(metadb, ignore_errors=True)
-    shutil.rmtree(workdir, ignore_errors=True)
+    try:
+        with airflow_ui(workdir, env) as running:
+            yield running, store, var
+    finally:
+        shutil.rmtree(var, ignore_errors=True)
 
 
 def _workers_by_task(deployment: AirflowDeployment, run_id: str) -> dict[tuple[str, int], str]:
@@ -81,9 +82,9 @@ def _keys(minio_server: MinioServer, bucket: str) -> set[str]:
 
 
 def test_two_targets_on_two_workers_that_share_no_disk(
-    celery: tuple[AirflowDeployment, str], minio_server: MinioServer
+    celery: tuple[AirflowDeployment, str, Path], minio_server: MinioServer
 ) -> None:
-    deployment, store = celery
+    deployment, store, var = celery
     assert (deployment.home / "celery" / "secrets" / "sql_alchemy_conn").read_text().startswith("postgresql")
     health = deployment.get("/monitor/health")
     assert health["metadatabase"]["status"] == "healthy"
@@ -110,8 +111,10 @@ def test_two_targets_on_two_workers_that_share_no_disk(
         for phase in ("provision", "load", "queries", "teardown"):
             assert f"{folder}/scale-10/targets/{target}/{phase}.json" in keys
     assert not [key for key in keys if "/leases/" in key], "a host lease was not given back"
-    for worker in (deployment.home / "celery").glob("worker-*"):
-        _assert_nothing_left_running(worker / "state")
+    states = list(var.glob("*/worker-*/state"))
+    assert len(states) == 2, states
+    for state in states:
+        _assert_nothing_left_running(state)
 
 
 def _assert_nothing_left_running(state: Path) -> None:
@@ -158,9 +161,9 @@ def _worker_loading(deployment: AirflowDeployment, run_id: str, timeout_s: float
 
 
 def test_a_worker_killed_while_loading_is_retried_on_the_other_loading_once(
-    celery: tuple[AirflowDeployment, str], minio_server: MinioServer
+    celery: tuple[AirflowDeployment, str, Path], minio_server: MinioServer
 ) -> None:
-    deployment, store = celery
+    deployment, store, _ = celery
     run_id = deployment.trigger(DAG, KILL_CONF)
     victim = _worker_loading(deployment, run_id)
     time.sleep(2.0)  # rows are arriving
