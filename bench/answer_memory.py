@@ -13,6 +13,7 @@ from ``/proc/self/status``) and after, with each answer's verdict.
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import tempfile
 import threading
@@ -117,6 +118,7 @@ def main() -> None:
         target.close()
     finally:
         runtime.teardown(instance)
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
