@@ -6,21 +6,25 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 COPY_BLOCK_BYTES = 4 * 2**20
 
 
-def write_bytes_atomic(path: str | os.PathLike[str], data: bytes, mode: int = 0o644) -> Path:
-    """Write ``data`` next to ``path``, fsync, rename over ``path``; the file gets ``mode`` (results
-    and reports are meant to be read by others: 0644 by default, not mkstemp's 0600)."""
+@contextmanager
+def atomic_writer(path: str | os.PathLike[str], mode: int = 0o644) -> Iterator[BinaryIO]:
+    """A binary handle on a temporary file next to ``path``; on a clean exit it is flushed, given
+    ``mode`` (results and reports are meant to be read by others: 0644 by default, not mkstemp's
+    0600), fsynced and renamed over ``path``; on any exception it is removed."""
     final = Path(path)
     final.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{final.name}.", dir=final.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            yield handle
             handle.flush()
             os.fchmod(handle.fileno(), mode)
             os.fsync(handle.fileno())
@@ -28,25 +32,20 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes, mode: int = 0o
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return final
+
+
+def write_bytes_atomic(path: str | os.PathLike[str], data: bytes, mode: int = 0o644) -> Path:
+    """Write ``data`` to ``path`` atomically (``atomic_writer``)."""
+    with atomic_writer(path, mode) as handle:
+        handle.write(data)
+    return Path(path)
 
 
 def copy_file_atomic(source: str | os.PathLike[str], path: str | os.PathLike[str], mode: int = 0o644) -> Path:
     """``write_bytes_atomic`` of ``source``'s bytes, copied in blocks (never the whole file in memory)."""
-    final = Path(path)
-    final.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{final.name}.", dir=final.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle, open(source, "rb") as reading:
-            shutil.copyfileobj(reading, handle, COPY_BLOCK_BYTES)
-            handle.flush()
-            os.fchmod(handle.fileno(), mode)
-            os.fsync(handle.fileno())
-        os.replace(tmp, final)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return final
+    with atomic_writer(path, mode) as handle, open(source, "rb") as reading:
+        shutil.copyfileobj(reading, handle, COPY_BLOCK_BYTES)
+    return Path(path)
 
 
 def write_json_atomic(path: str | os.PathLike[str], body: Any, mode: int = 0o644) -> Path:

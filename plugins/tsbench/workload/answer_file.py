@@ -6,6 +6,7 @@ a high-cpu-all answer at 4,000 hosts is ~1.6 M rows, a ~120 MB line.
 from __future__ import annotations
 
 import codecs
+import io
 import json
 import os
 import re
@@ -13,6 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
+from tsbench.results.files import atomic_writer
 from tsbench.workload.answers import Answer, Comparison, compare, compare_rows
 from tsbench.workload.queries import LogicalQuery, read_jsonl
 
@@ -25,25 +27,20 @@ _SEPARATORS = (",", ":")
 
 
 def write_answers(path: str | os.PathLike[str], answered: Iterable[tuple[LogicalQuery, Answer]]) -> Path:
-    """Write answers.jsonl atomically (temporary file + rename); each answer's rows are encoded a
-    chunk at a time (``Answer.row_chunks``), so a line is never built whole in memory."""
-    final = Path(path)
-    final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = final.with_name(f".{final.name}.tmp-{os.getpid()}")
-    try:
-        with open(tmp, "w") as handle:
-            for query, answer in answered:
-                head = {"id": query.id, "type": query.type, "columns": answer.columns, "key": answer.key}
-                handle.write(json.dumps(head, separators=_SEPARATORS)[:-1] + "," + _ROWS)
-                for index, chunk in enumerate(answer.row_chunks(WRITE_CHUNK_ROWS)):
-                    handle.write(("," if index else "") + json.dumps(chunk, separators=_SEPARATORS)[1:-1])
-                handle.write("]}\n")
-                del answer  # not alive while the next one is computed
-        os.replace(tmp, final)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return final
+    """Write answers.jsonl atomically (``results.files.atomic_writer``); each answer's rows are
+    encoded a chunk at a time (``Answer.row_chunks``), so a line is never built whole in memory."""
+    with atomic_writer(path) as raw:
+        handle = io.TextIOWrapper(raw, encoding="utf-8")
+        for query, answer in answered:
+            head = {"id": query.id, "type": query.type, "columns": answer.columns, "key": answer.key}
+            handle.write(json.dumps(head, separators=_SEPARATORS)[:-1] + "," + _ROWS)
+            for index, chunk in enumerate(answer.row_chunks(WRITE_CHUNK_ROWS)):
+                handle.write(("," if index else "") + json.dumps(chunk, separators=_SEPARATORS)[1:-1])
+            handle.write("]}\n")
+            del answer  # not alive while the next one is computed
+        handle.flush()
+        handle.detach()  # the file stays open for atomic_writer's fsync and rename
+    return Path(path)
 
 
 def read_answers(path: str | os.PathLike[str]) -> dict[str, Answer]:
