@@ -44,11 +44,42 @@ def comparison_dag(work: Path, **environment: str) -> Any:
     return DagBag(dag_folder=str(ROOT / "dags")).get_dag("tsbench_comparison")
 
 
+def measured_work(folder: Path, scale: int) -> dict[str, Any]:
+    """Seconds of work timed inside the tasks of the run in ``folder`` (a run folder with
+    ``scale-<scale>/`` and ``steps.json``): ``database`` (every phase file's ``wall_s``),
+    ``other`` (dataset + oracle + the post-run steps) and ``steps`` (those steps by name)."""
+    point = folder / f"scale-{scale}"
+    run_json = json.loads((point / "run.json").read_text())
+    database = sum(
+        json.loads(phase_file.read_text()).get("wall_s", 0.0)
+        for phase_file in (point / "targets").glob("*/*.json")
+    )
+    steps = json.loads((folder / "steps.json").read_text())
+    other = run_json["dataset"]["generate_s"] + run_json["oracle_s"] + sum(steps.values())
+    return {"database": database, "other": other, "steps": steps}
+
+
+def print_shares(wall: float, work: dict[str, Any]) -> None:
+    """The wall time against the measured work: what Airflow (and its hand-offs) add."""
+    print(f"  wall time                        {wall:8.1f} s")
+    print(f"  database work (phases)           {work['database']:8.1f} s")
+    print(f"  dataset + oracle + collect/validate/report/publish {work['other']:8.1f} s {work['steps']}")
+    for label, rest in (
+        ("overhead = wall − all measured", wall - work["database"] - work["other"]),
+        ("wall − database work only", wall - work["database"]),
+    ):
+        print(
+            f"  {label:<32} {rest:8.1f} s = {100 * rest / wall:.1f} % of wall, "
+            f"{100 * rest / work['database']:.1f} % of database work"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--targets", default="questdb,timescaledb,postgres,influxdb")
     parser.add_argument("--scale", type=int, default=100)
     parser.add_argument("--duration", default="1d")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="tsbench-orch-"))
     dag = comparison_dag(work, TSBENCH_STATE=str(Path("/var/tmp/tsbench-orch") / work.name))
@@ -59,24 +90,11 @@ def main() -> None:
     run = dag.test(run_conf=conf)
     wall = time.perf_counter() - started
     folder = next(p for p in (work / "out" / "runs").iterdir() if p.is_dir())
-    scale = folder / f"scale-{args.scale}"
-    run_json = json.loads((scale / "run.json").read_text())
-    database = 0.0
-    for phase_file in (scale / "targets").glob("*/*.json"):
-        body = json.loads(phase_file.read_text())
-        database += body.get("wall_s", 0.0)
-    steps = json.loads((folder / "steps.json").read_text())
-    other = run_json["dataset"]["generate_s"] + run_json["oracle_s"] + sum(steps.values())
-    measured = database + other
+    figures = measured_work(folder, args.scale)
     print(f"DAG run {run.state}: {args.targets} at {args.scale} hosts × {args.duration}")
-    print(f"  DAG wall time                    {wall:8.1f} s")
-    print(f"  database work (phases)           {database:8.1f} s")
-    print(f"  dataset + oracle + collect/validate/report/publish {other:8.1f} s {steps}")
-    for label, rest in (
-        ("overhead = wall − all measured", wall - measured),
-        ("wall − database work only", wall - database),
-    ):
-        print(f"  {label:<32} {rest:8.1f} s = {100 * rest / wall:.1f} % of wall")
+    print_shares(wall, figures)
+    if args.json:
+        args.json.write_text(json.dumps({"state": str(run.state), "wall": wall, **figures}))
 
 
 if __name__ == "__main__":

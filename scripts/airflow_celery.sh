@@ -112,6 +112,11 @@ export AIRFLOW__CORE__EXECUTION_API_SERVER_URL="http://127.0.0.1:$api_port/execu
 AIRFLOW__API_AUTH__JWT_SECRET="$(secret jwt_secret)"
 export AIRFLOW__API_AUTH__JWT_SECRET
 export AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS="${AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS:-admin:admin}"
+# The deployment key every worker derives a cloud host's secrets from (runtime aws), so a host one
+# worker provisioned is reached and torn down by another; a team's workers on several machines
+# share it through their secrets backend or environment.
+TSBENCH_SECRET_KEY="${TSBENCH_SECRET_KEY:-$(secret deployment_key)}"
+export TSBENCH_SECRET_KEY
 TSBENCH_SKIP_MINIO="${TSBENCH_SKIP_MINIO:-1}" bash scripts/install_all.sh
 bash scripts/install_report_tools.sh
 airflow db migrate > "$deploy/logs/migrate.log"

@@ -1,7 +1,8 @@
 """The Celery form, started the README's way (``TSBENCH_EXECUTOR=celery bash scripts/airflow_ui.sh``):
 PostgreSQL as the metadata DB, Redis as the broker, two ``airflow celery worker`` processes with
 their own AIRFLOW_HOME, state root, results root and dataset cache, and the run store in MinIO.
-Triggered and read through the REST API only."""
+Triggered and read through the REST API only. The ``runtime: aws`` case provisions against moto's
+server (an AWS emulator: it creates instances, volumes and security groups, but boots no machine)."""
 
 from __future__ import annotations
 
@@ -18,12 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 import psutil
 import pytest
+from integration.moto import FAKE_CREDENTIALS, REGION, leftovers, run_options
 from scheduler.deployment import AirflowDeployment, airflow_ui
 
 if TYPE_CHECKING:
     from integration.minio import MinioServer
 
-pytest_plugins = ("integration.minio",)
+pytest_plugins = ("integration.minio", "integration.moto")
 pytestmark = pytest.mark.integration
 DAG = "tsbench_comparison"
 STATE_BASE = Path("/var/tmp/tsbench-tests")  # short: PostgreSQL's socket path limit
@@ -33,6 +35,13 @@ TWO_TARGETS = {
     "duration": "6h",
     "queries_per_type": 1,
     "hot_runs": 1,
+}
+CANARY = "canary-questdb-password-93be1f"  # the database password the workers are given: must appear nowhere
+AWS_CONNECTION = {
+    "conn_type": "aws",
+    "login": FAKE_CREDENTIALS["AWS_ACCESS_KEY_ID"],
+    "password": FAKE_CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
+    "extra": {"region_name": REGION},
 }
 
 
@@ -49,6 +58,12 @@ def celery(minio_server: MinioServer) -> Iterator[tuple[AirflowDeployment, str, 
         "TSBENCH_NIGHTLY": "paused",
         # A killed worker's task is declared lost after 30 s without a heartbeat (default 300 s).
         "AIRFLOW__SCHEDULER__TASK_INSTANCE_HEARTBEAT_TIMEOUT": "30",
+        # runtime aws: the Terraform providers from the machine's mirror, the deployment key every
+        # worker derives a host's secrets from, AWS credentials (moto's) from an Airflow connection
+        "TSBENCH_TF_PLUGIN_MIRROR": "/opt/tf-plugins",
+        "TSBENCH_SECRET_KEY": uuid.uuid4().hex * 2,
+        "AIRFLOW_CONN_TSBENCH_AWS": json.dumps(AWS_CONNECTION),
+        "TSBENCH_QUESTDB_PASSWORD": CANARY,
         **minio_server.aws_environment(),
     }
     try:
@@ -121,6 +136,126 @@ def _assert_nothing_left_running(state: Path) -> None:
     """No server instance folder is left in a worker's state root (teardown ran wherever it ran)."""
     leftovers: list[Any] = [p.name for p in state.iterdir() if p.is_dir()] if state.is_dir() else []
     assert not leftovers, f"{state}: {leftovers}"
+
+
+STATE_BUCKET = "tsbench-team-tfstate"
+
+
+def _aws_conf(moto_url: str, ami: str, backend: Path) -> dict[str, Any]:
+    return {
+        **TWO_TARGETS,
+        "runtime": "aws",
+        "aws": run_options(moto_url, ami, max_parallel_hosts=2, backend_config=str(backend)),
+    }
+
+
+def _backend_file(folder: Path, moto_url: str) -> Path:
+    """Terraform's S3 backend in moto's S3 (the team's state bucket), S3-native locking."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "backend.hcl"
+    path.write_text(
+        f'bucket = "{STATE_BUCKET}"\nregion = "{REGION}"\nuse_lockfile = true\nuse_path_style = true\n'
+        "skip_credentials_validation = true\nskip_requesting_account_id = true\n"
+        "skip_metadata_api_check = true\nskip_region_validation = true\n"
+        f'endpoints = {{\n  s3 = "{moto_url}"\n  sts = "{moto_url}"\n  iam = "{moto_url}"\n}}\n'
+    )
+    return path
+
+
+def _overlap(first: dict[str, Any], second: dict[str, Any]) -> float:
+    """Seconds two task instances ran at the same time."""
+    start = max(first["start_date"], second["start_date"])
+    end = min(first["end_date"], second["end_date"])
+    return max(0.0, (_instant(end) - _instant(start)))
+
+
+def _instant(text: str) -> float:
+    from datetime import datetime
+
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def test_aws_hosts_of_two_targets_are_provisioned_in_parallel_and_both_destroyed(
+    celery: tuple[AirflowDeployment, str, Path],
+    minio_server: MinioServer,
+    moto_url: str,
+    aws_client: Any,
+) -> None:
+    """moto boots no machine, so neither host becomes ready: each provision fails after its apply,
+    is not retried (the ready timeout is the run's own patience), and each teardown — on whichever
+    worker — destroys its host from the remote state."""
+    deployment, store, var = celery
+    aws_client("s3").create_bucket(Bucket=STATE_BUCKET)
+    backend = _backend_file(Path(tempfile.mkdtemp(prefix="tsbench-backend-")), moto_url)
+    ami = aws_client("ec2").describe_images()["Images"][0]["ImageId"]
+    run_id = deployment.trigger(DAG, _aws_conf(moto_url, ami, backend))
+    run = deployment.wait_for_run(DAG, run_id)
+    assert run["state"] == "failed"
+    instances = {(ti["task_id"], ti["map_index"]): ti for ti in deployment.task_instances(DAG, run_id)}
+    provisions = [ti for (task, _), ti in instances.items() if task == "benchmark.provision"]
+    teardowns = [ti for (task, _), ti in instances.items() if task == "benchmark.teardown"]
+    assert [ti["state"] for ti in provisions] == ["failed", "failed"], provisions
+    assert [ti["try_number"] for ti in provisions] == [1, 1], "a host that never became ready was retried"
+    assert [ti["state"] for ti in teardowns] == ["success", "success"], teardowns
+    together = _overlap(*provisions)
+    assert together > 30, f"the two hosts were provisioned one after the other ({together:.0f} s together)"
+
+    assert leftovers(aws_client, keep_buckets=frozenset({STATE_BUCKET})) == {
+        "instances": [],
+        "volumes": [],
+        "security_groups": [],
+        "key_pairs": [],
+        "buckets": [],
+    }
+    states = _remote_states(aws_client)
+    assert len(states) == 2 and all(not body["resources"] for body in states.values()), states
+    for root in var.glob("*/worker-*/state"):
+        kept = [
+            p for p in root.rglob("*") if p.name in ("terraform.tfstate", "secrets.json", "instance.json")
+        ]
+        assert not kept, f"a worker kept a host's state or secrets locally: {kept}"
+    _assert_failure_published(minio_server, store, run_id, deployment)
+
+
+def _remote_states(aws_client: Any) -> dict[str, Any]:
+    s3 = aws_client("s3")
+    listed = s3.list_objects_v2(Bucket=STATE_BUCKET).get("Contents", [])
+    return {
+        item["Key"]: json.loads(s3.get_object(Bucket=STATE_BUCKET, Key=item["Key"])["Body"].read())
+        for item in listed
+        if item["Key"].endswith(".tfstate")
+    }
+
+
+def _assert_failure_published(
+    minio_server: MinioServer, store: str, run_id: str, deployment: AirflowDeployment
+) -> None:
+    """Each target's failure and its host's end are in the run store, the report names the failure,
+    and the database password appears in no object and no worker's log."""
+    client = minio_server.client()
+    keys = _keys(minio_server, store)
+    records = sorted(k for k in keys if k.endswith("/cloud_instance.json"))
+    folders = {k.split("/")[2] for k in records}
+    assert len(records) == 2 and len(folders) == 1, records
+    for key in records:
+        body = json.loads(client.get_object(Bucket=store, Key=key)["Body"].read())
+        assert body["stage"] == "destroyed", body
+        error = json.loads(
+            client.get_object(Bucket=store, Key=key.replace("cloud_instance", "error"))["Body"].read()
+        )
+        assert error["failed_phase"] == "provision" and "not ready" in error["error"], error
+        assert "benchmark host i-" in error["error"] and "m5.large" in error["error"]
+    folder = f"team/runs/{folders.pop()}"
+    report = client.get_object(Bucket=store, Key=f"{folder}/report/report.html")["Body"].read().decode()
+    assert "not ready" in report
+    leaked = [
+        k
+        for k in keys
+        if k.startswith(folder) and CANARY.encode() in client.get_object(Bucket=store, Key=k)["Body"].read()
+    ]
+    assert not leaked, leaked
+    logs = (deployment.home / "celery").glob(f"worker-*/airflow/logs/dag_id={DAG}/run_id={run_id}/**/*.log")
+    assert not [log for log in logs if CANARY in log.read_text(errors="replace")]
 
 
 KILL_CONF = {"targets": ["postgres"], "scales": [100], "duration": "1d", "queries_per_type": 1, "hot_runs": 1}

@@ -117,3 +117,18 @@ def test_go_gc_target_is_raised_unless_the_environment_sets_one(
     monkeypatch.setenv("GOGC", "150")
     assert tf._environment()["GOGC"] == "150"
     assert Terraform(config_dir, tmp_path / "other", env={"GOGC": "50"})._environment()["GOGC"] == "50"
+
+
+def test_unset_variables_never_reach_terraform(
+    config_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What ``unset`` names is not inherited (the AWS runtime so keeps the run store's endpoint from
+    the AWS provider): shown with a ``TF_VAR_`` variable, which Terraform would otherwise take."""
+    monkeypatch.setenv("TF_VAR_db_password", "from-the-environment")
+    inherits = Terraform(config_dir, tmp_path / "inherits", log=lambda line: None)
+    assert inherits.apply({"size": 3})["echo"] == "from-the-environment"
+    kept_out = Terraform(
+        config_dir, tmp_path / "kept-out", log=lambda line: None, unset=("TF_VAR_db_password",)
+    )
+    with pytest.raises(TerraformError, match="db_password"):
+        kept_out.apply({"size": 3})

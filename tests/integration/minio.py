@@ -11,11 +11,12 @@ Use it from any test module (``tests/`` is on ``sys.path`` because of ``tests/co
         s3 = minio_server.client()
         bucket = minio_server.new_bucket()
 
-The session-scoped ``minio_server`` fixture installs MinIO with the project's own
-``scripts/install_minio.sh`` (a ``go install`` of about 5 minutes on a fresh machine, instant once
-built), starts ``minio server`` on free loopback ports with a random root user and password for the
-session, waits for ``/minio/health/live``, yields the connection facts and stops the server
-(SIGTERM, then SIGKILL) at the end. The data lives in a pytest temporary folder.
+The session-scoped ``minio_server`` fixture (``running_minio`` outside pytest) installs MinIO with
+the project's own ``scripts/install_minio.sh`` (a ``go install`` of about 5 minutes on a fresh
+machine, instant once built), starts ``minio server`` on free loopback ports with a random root
+user and password for the session, waits for ``/minio/health/live``, yields the connection facts
+and stops the server (SIGTERM, then SIGKILL) at the end. The data lives in a pytest temporary
+folder.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -135,8 +137,14 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 @pytest.fixture(scope="session")
 def minio_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MinioServer]:
+    with running_minio(tmp_path_factory.mktemp("minio")) as server:
+        yield server
+
+
+@contextmanager
+def running_minio(folder: Path) -> Iterator[MinioServer]:
+    """A MinIO server with its data and log in ``folder`` (also for benches), stopped on exit."""
     binary = install_minio()
-    folder = tmp_path_factory.mktemp("minio")
     data_dir, log_path = folder / "data", folder / "minio.log"
     data_dir.mkdir()
     access_key = f"tsbench-{secrets.token_hex(4)}"

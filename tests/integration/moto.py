@@ -97,3 +97,17 @@ def leftovers(
             b["Name"] for b in aws_client("s3").list_buckets()["Buckets"] if b["Name"] not in keep_buckets
         ],
     }
+
+
+def run_options(moto_url: str, ami: str, **more: Any) -> dict[str, Any]:
+    """A run's ``aws`` options against this moto server: a small host that never becomes ready
+    (moto boots no machine), so a provision fails 3 s after its apply."""
+    return {
+        "orchestrator_cidr": ["203.0.113.7/32"],
+        "endpoint_url": moto_url,
+        "ami_id": ami,
+        "instance_type": "m5.large",
+        "data_volume_gb": 10,
+        "ready_timeout_s": 3,
+        **more,
+    }

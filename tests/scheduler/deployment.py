@@ -151,8 +151,13 @@ def airflow_ui(workdir: Path, extra_env: dict[str, str] | None = None) -> Iterat
     port = _free_port()
     base_url = f"http://127.0.0.1:{port}"
     home, results = workdir / "airflow", workdir / "out" / "runs"
+    inherited = {  # the test process's connections stay out; ``extra_env`` may name its own
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("AIRFLOW_CONN_") and key != "AIRFLOW__CORE__UNIT_TEST_MODE"
+    }
     env = {
-        **os.environ,
+        **inherited,
         "AIRFLOW_HOME": str(home),
         "AIRFLOW__API__PORT": str(port),
         "AIRFLOW__API__BASE_URL": base_url,
@@ -165,10 +170,6 @@ def airflow_ui(workdir: Path, extra_env: dict[str, str] | None = None) -> Iterat
         "AIRFLOW__DAG_PROCESSOR__MIN_FILE_PROCESS_INTERVAL": "600",
         **(extra_env or {}),
     }
-    for name in [
-        key for key in env if key.startswith("AIRFLOW_CONN_") or key == "AIRFLOW__CORE__UNIT_TEST_MODE"
-    ]:
-        env.pop(name)
     deployment = AirflowDeployment(base_url, home, results, workdir / "airflow_ui.log")
     with deployment.log_path.open("wb") as log:
         process = subprocess.Popen(

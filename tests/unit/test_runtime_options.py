@@ -96,3 +96,54 @@ def test_cloud_names_fit_the_modules_rule(instance: str) -> None:
     name = cloud_name(instance)
     assert re.fullmatch(r"[a-z0-9][a-z0-9-]{0,47}", name)
     assert cloud_name(instance + "x") != name or len(instance) < 40
+
+
+def test_a_shared_run_store_needs_remote_state_and_the_deployment_key(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("TSBENCH_RUN_STORE", "s3://team/runs")
+    monkeypatch.delenv("TSBENCH_SECRET_KEY", raising=False)
+    found = problems(runtime="aws", aws=AWS)
+    assert "TSBENCH_SECRET_KEY" in found["runtime"]
+    assert "teardown may run on another worker" in found["aws.backend_config"]
+    backend = tmp_path / "backend.hcl"
+    backend.write_text('bucket = "state"\n')
+    monkeypatch.setenv("TSBENCH_SECRET_KEY", "k" * 32)
+    assert RunSpec.parse(**BASE, runtime="aws", aws={**AWS, "backend_config": str(backend)})
+    monkeypatch.setenv("TSBENCH_RUN_STORE", str(tmp_path))  # one machine: local state is enough
+    monkeypatch.delenv("TSBENCH_SECRET_KEY")
+    assert RunSpec.parse(**BASE, runtime="aws", aws=AWS)
+
+
+def test_every_instance_has_its_own_remote_state_key() -> None:
+    from tsbench.runtimes.aws import state_key
+
+    keys = {state_key(f"20261126T1600Z-abc-scale-10-{name}") for name in ("questdb", "postgres")}
+    assert len(keys) == 2 and all(key.endswith("/terraform.tfstate") for key in keys)
+
+
+def test_secrets_derived_from_the_deployment_key_are_the_same_on_every_worker(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Two state roots stand for two workers: with the key they derive the same secrets and store
+    none; a password the orchestrator's environment gives is used as it is."""
+    from tsbench.runtimes.aws import AwsRuntime, default_container
+
+    spec = RunSpec.parse(**BASE, runtime="aws", aws=AWS)
+    container = default_container("questdb")
+    monkeypatch.setenv("TSBENCH_SECRET_KEY", "deployment-key-" + "x" * 20)
+    first = AwsRuntime(spec.aws, root=tmp_path / "a")._secrets("run-1-questdb", container)
+    second = AwsRuntime(spec.aws, root=tmp_path / "b")._secrets("run-1-questdb", container)
+    other = AwsRuntime(spec.aws, root=tmp_path / "b")._secrets("run-2-questdb", container)
+    assert first == second and len(first["node_agent_token"]) >= 32
+    assert first["node_agent_token"] != other["node_agent_token"]
+    assert not list(tmp_path.rglob("*.json")), "a derived secret was stored"
+    name = next(iter(container.secret_names()))
+    monkeypatch.setenv(name, "given-by-the-orchestrator")
+    assert AwsRuntime(spec.aws, root=tmp_path / "a")._secrets("run-1-questdb", container)[name] == (
+        "given-by-the-orchestrator"
+    )
+    monkeypatch.delenv("TSBENCH_SECRET_KEY")  # one worker: random, kept 0600 in its state root
+    alone = AwsRuntime(spec.aws, root=tmp_path / "c")._secrets("run-1-questdb", container)
+    assert alone["node_agent_token"] != first["node_agent_token"]
+    assert (tmp_path / "c" / "run-1-questdb" / "secrets.json").stat().st_mode & 0o777 == 0o600

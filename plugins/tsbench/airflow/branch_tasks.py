@@ -74,8 +74,12 @@ def _label(item: dict[str, Any]) -> None:
 def _phase(item: dict[str, Any], name: str, measuring: bool = True) -> dict[str, Any]:
     """Run one phase of one branch (``measuring``: while beating the machine lease, which it must
     hold) in a workspace of the run folder; a failure is recorded in the run folders
-    (``GroupPhases``), then fails the task (its log ends with the reason)."""
+    (``GroupPhases``), then fails the task (its log ends with the reason) — without its retries
+    when the error says another try would only repeat it (``TargetError.retryable``)."""
+    from airflow.sdk.exceptions import AirflowFailException
+
     from tsbench.results.workspace import workspace
+    from tsbench.targets.base import TargetError
 
     _label(item)
     with workspace(item["folder"]) as folder:
@@ -84,6 +88,10 @@ def _phase(item: dict[str, Any], name: str, measuring: bool = True) -> dict[str,
         try:
             with lease.keep_alive(_lease_owner(item)) if measuring else nullcontext():
                 body = phases.run_phase(name)
+        except TargetError as error:
+            if error.retryable:
+                raise
+            raise AirflowFailException(f"{error} (not retried)") from error
         finally:
             if not measuring:  # teardown: the lease is given back whatever happened
                 lease.release(_lease_owner(item))

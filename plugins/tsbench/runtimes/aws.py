@@ -6,16 +6,27 @@ agent answers and the database accepts connections. ``teardown`` runs ``terrafor
 anything may have been created — also after a failed or interrupted apply — and only then forgets the
 instance. Terraform's output streams line by line into the log (the Airflow task log).
 
-State of one instance, in ``<state root>/aws/<instance>/`` (mode 0700)::
+Where an instance's state lives:
 
-    instance.json   target, stage (applying / applied), Terraform outputs
-    secrets.json    node agent token and database credentials (0600; never logged or published)
-    terraform/      Terraform's working data and local state (unless a backend config is given)
+- its record (target, stage applying / applied / destroyed, Terraform outputs; no secrets): in the
+  ``handoff`` folder (the target's folder of the run, which the run store carries between workers),
+  else in ``<state root>/aws/<instance>/instance.json``;
+- Terraform's state: with ``backend_config``, in S3 under ``tsbench/<cloud name>/terraform.tfstate``
+  (one key per instance), so whichever worker runs teardown destroys what another applied; else
+  local in ``<state root>/aws/<instance>/terraform/`` (one worker only);
+- secrets (node agent token, database password): the orchestrator's environment where it names them,
+  else derived from the deployment key ``$TSBENCH_SECRET_KEY`` (every worker derives the same, nothing
+  is stored), else random and kept in ``<state root>/aws/<instance>/secrets.json`` (0600; one worker).
+
+The run store's ``AWS_ENDPOINT_URL*`` (e.g. MinIO) never reaches Terraform: the AWS endpoint is the
+options' ``endpoint_url`` or AWS's own.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import hmac
 import json
 import logging
 import os
@@ -30,6 +41,7 @@ from tsbench.results.files import write_json_atomic, write_private_json
 from tsbench.runtimes.cloud_install import target_script, write_install_script
 from tsbench.runtimes.container_spec import ContainerSpec, pick_container, secret_values
 from tsbench.runtimes.definition import load_definition
+from tsbench.runtimes.handoff import read_cloud_record, write_cloud_record
 from tsbench.runtimes.local import REPO, state_root
 from tsbench.runtimes.options import AwsOptions
 from tsbench.runtimes.remote import AgentClient, RemoteServer
@@ -40,6 +52,20 @@ log = logging.getLogger("tsbench.aws")
 ENV_ROOT = REPO / "infra" / "envs" / "aws"
 AGENT_PORT = 9700
 SECRETS_FILE = "secrets.json"
+SECRET_KEY_ENV = "TSBENCH_SECRET_KEY"
+RUN_STORE_ENDPOINTS = ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3")  # the run store's, not AWS's
+
+
+def derived_secret(key: str, instance: str, name: str) -> str:
+    """The secret ``name`` of ``instance`` that every worker holding deployment key ``key`` derives
+    alike (HMAC-SHA256, 43 URL-safe characters)."""
+    digest = hmac.new(key.encode(), f"{instance}/{name}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).decode().rstrip("=")
+
+
+def state_key(instance: str) -> str:
+    """Where the instance's Terraform state lives in a remote backend: one key per instance."""
+    return f"tsbench/{cloud_name(instance)}/terraform.tfstate"
 
 
 def default_container(target_name: str) -> ContainerSpec:
@@ -77,31 +103,49 @@ class AwsRuntime:
         root: Path | None = None,
         log_line: Callable[[str], None] | None = None,
         environment: Mapping[str, str] | None = None,
+        handoff: Path | None = None,
     ):
         self.options = options
         self.root = root or state_root() / "aws"
         self.log_line = log_line or log.info
         self.environment = dict(environment or {})  # credentials for Terraform (never logged)
+        self.handoff = handoff  # the target's run folder: the record every worker reads
 
     # -- state -----------------------------------------------------------------------------------
     def _home(self, instance: str) -> Path:
         return self.root / instance
 
     def _state(self, instance: str) -> dict[str, Any] | None:
-        path = self._home(instance) / "instance.json"
-        return json.loads(path.read_text()) if path.is_file() else None
+        """The instance's record (the run folder's when there is a ``handoff``); None when it was
+        never provisioned or is destroyed."""
+        if self.handoff is not None:
+            body = read_cloud_record(self.handoff, instance)
+        else:
+            path = self._home(instance) / "instance.json"
+            body = json.loads(path.read_text()) if path.is_file() else None
+        return None if body is None or body.get("stage") == "destroyed" else body
 
     def _save(self, instance: str, body: dict[str, Any]) -> None:
-        write_json_atomic(self._home(instance) / "instance.json", body)
+        if self.handoff is not None:
+            write_cloud_record(self.handoff, instance, body)
+        else:
+            write_json_atomic(self._home(instance) / "instance.json", body)
 
     def _secrets(self, instance: str, spec: ContainerSpec) -> dict[str, str]:
-        """Per-instance secrets: the orchestrator's values where its environment has them, else new
-        random ones; kept 0600 beside the state so later tasks (and teardown) use the same."""
+        """Per-instance secrets, the same in every later task (see the module's docstring)."""
+        key = os.environ.get(SECRET_KEY_ENV)
+        if key:
+            values, _ = secret_values(spec, os.environ.get, lambda: "")
+            for name in [name for name, value in values.items() if not value] + ["node_agent_token"]:
+                values[name] = derived_secret(key, instance, name)
+            return values
         path = self._home(instance) / SECRETS_FILE
         if path.is_file():
             return json.loads(path.read_text())
         values, _ = secret_values(spec, os.environ.get)
         values["node_agent_token"] = tokens.token_urlsafe(32)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.chmod(0o700)
         write_private_json(path, values)
         return values
 
@@ -113,6 +157,8 @@ class AwsRuntime:
             log=self.log_line,
             env=self.environment,
             backend_config=backend,
+            state_key=state_key(instance),
+            unset=RUN_STORE_ENDPOINTS,
         )
 
     def _variables(self, instance: str, target_name: str, values: Mapping[str, str]) -> dict[str, Any]:
@@ -129,6 +175,12 @@ class AwsRuntime:
             "db_password": values.get(password_var, "") if password_var else "",
         }
 
+    def _nothing_local(self) -> bool:
+        """True when no task needs this worker's files of an instance: its record travels in the run
+        folder, Terraform's state is remote and its secrets are derived."""
+        shared = self.handoff is not None and self.options.backend_config
+        return bool(shared and os.environ.get(SECRET_KEY_ENV))
+
     # -- the Runtime protocol ----------------------------------------------------------------------
     def provision(self, target_type: type[Target], instance: str) -> RemoteServer:
         script = target_script(target_type.name)
@@ -143,7 +195,11 @@ class AwsRuntime:
         # Recorded before apply: whatever apply creates, teardown will know to destroy it.
         self._save(instance, {"target": target_type.name, "stage": "applying"})
         variables = self._variables(instance, target_type.name, values)
-        outputs = self._terraform(instance).apply(variables)  # apply runs init itself
+        try:
+            outputs = self._terraform(instance).apply(variables)  # apply runs init itself
+        finally:
+            if self._nothing_local():
+                shutil.rmtree(home, ignore_errors=True)  # Terraform's working copy: rebuilt on demand
         self._save(instance, {"target": target_type.name, "stage": "applied", "outputs": outputs})
         server = self.attach(instance)
         self.log_line(f"{instance}: waiting for the node agent and the database ports")
@@ -153,7 +209,7 @@ class AwsRuntime:
         try:
             waited = server.wait_ready()
         except TargetError as error:  # the error (and so the report) says which host never came up
-            raise TargetError(f"benchmark host {facts}: {error}") from None
+            raise type(error)(f"benchmark host {facts}: {error}") from None
         self.log_line(f"{instance}: {facts} ready after {waited:.0f} s")
         return server
 
@@ -161,8 +217,8 @@ class AwsRuntime:
         state = self._state(instance)
         if state is None or state.get("stage") != "applied":
             raise TargetError(f"no provisioned AWS instance {instance!r} under {self.root}")
-        values = json.loads((self._home(instance) / SECRETS_FILE).read_text())
         spec = default_container(state["target"])
+        values = self._secrets(instance, spec)
         outputs = state["outputs"]
         host = outputs["benchmark_host"]
         address = host.get("public_ip") or host["private_ip"]
@@ -193,8 +249,7 @@ class AwsRuntime:
         if state is None:
             shutil.rmtree(home, ignore_errors=True)
             return
-        values = json.loads((home / SECRETS_FILE).read_text()) if (home / SECRETS_FILE).is_file() else {}
-        values.setdefault("node_agent_token", "")
+        values = self._secrets(instance, default_container(state["target"]))
         terraform = self._terraform(instance)
         try:
             terraform.destroy(self._variables(instance, state["target"], values))  # runs init itself
@@ -207,4 +262,6 @@ class AwsRuntime:
             ) from error
         if left:
             raise TargetError(f"{instance}: still in Terraform state after destroy: {', '.join(left)}")
+        if self.handoff is not None:
+            self._save(instance, {"target": state["target"], "stage": "destroyed"})
         shutil.rmtree(home, ignore_errors=True)

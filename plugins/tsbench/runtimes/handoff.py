@@ -5,6 +5,10 @@ run store carries between workers), so a task on a worker with another state roo
 A local server runs on the machine that started it: a task on another machine cannot reach it over
 loopback, so the record names its machine and a task elsewhere refuses with both names
 (``ElsewhereError``) instead of measuring something else.
+
+A cloud host's record (``cloud_instance.json``: target, stage, Terraform outputs — no secrets) is
+bound to no machine: every worker reaches the host, and with remote Terraform state every worker
+can destroy it.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from tsbench.results.files import read_json, write_json_atomic
 from tsbench.targets.base import TargetError
 
 RECORD = "server_instance.json"
+CLOUD_RECORD = "cloud_instance.json"
 
 
 class ElsewhereError(TargetError):
@@ -53,4 +58,22 @@ def read_record(folder: Path, instance: str) -> dict[str, Any] | None:
             "that provisioned its server (route them to one worker queue per machine), or use "
             "runtime aws, whose servers every worker reaches"
         )
+    return body
+
+
+def write_cloud_record(folder: Path, instance: str, body: dict[str, Any]) -> None:
+    """The cloud ``instance``'s record (no secrets) in ``folder``, atomically."""
+    folder.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(folder / CLOUD_RECORD, {**body, "instance": instance})
+
+
+def read_cloud_record(folder: Path, instance: str) -> dict[str, Any] | None:
+    """The record of cloud ``instance`` in ``folder`` (without its ``instance`` key); None when
+    there is none or it is another instance's."""
+    path = folder / CLOUD_RECORD
+    if not path.is_file():
+        return None
+    body = read_json(path)
+    if body.pop("instance", None) != instance:
+        return None
     return body

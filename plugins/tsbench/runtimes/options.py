@@ -92,6 +92,31 @@ class AwsOptions(BaseModel):
             problems.append(("runtime", "runtime aws runs Terraform, and no terraform is on PATH"))
         if self.backend_config and not os.path.isfile(self.backend_config):
             problems.append(("aws.backend_config", f"no file {self.backend_config}"))
+        if os.environ.get("TSBENCH_RUN_STORE", "").startswith("s3://"):  # workers that share no disk
+            problems += self._shared_deployment_problems()
+        return problems
+
+    def _shared_deployment_problems(self) -> list[tuple[str, str]]:
+        """With a shared run store, a branch's tasks may run on different workers: the host's
+        Terraform state must be remote and its secrets derivable by every worker."""
+        problems = []
+        if not self.backend_config:
+            problems.append(
+                (
+                    "aws.backend_config",
+                    "the run store is shared (TSBENCH_RUN_STORE=s3://…), so a host's teardown may run "
+                    "on another worker than its provision: name S3 backend settings for Terraform's "
+                    "state (a file every worker has)",
+                )
+            )
+        if not os.environ.get("TSBENCH_SECRET_KEY"):
+            problems.append(
+                (
+                    "runtime",
+                    "the run store is shared (TSBENCH_RUN_STORE=s3://…): every worker needs the same "
+                    "deployment key TSBENCH_SECRET_KEY to reach a host another worker provisioned",
+                )
+            )
         return problems
 
     def tf_variables(self) -> dict[str, Any]:

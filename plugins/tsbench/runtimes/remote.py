@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tsbench.runtimes.local import port_open
-from tsbench.targets.base import Endpoint, TargetError
+from tsbench.targets.base import Endpoint, NotReadyError, TargetError
 
 
 class AgentClient:
@@ -105,7 +105,8 @@ class RemoteServer:
             except TargetError as error:
                 obstacle = str(error)
             if time.monotonic() >= deadline:
-                raise TargetError(f"{self.instance}: not ready after {deadline - started:.0f} s: {obstacle}")
+                waited = deadline - started
+                raise NotReadyError(f"{self.instance}: not ready after {waited:.0f} s: {obstacle}")
             time.sleep(min(5.0, max(0.2, deadline - time.monotonic())))
 
     def restart_cold(self) -> dict[str, Any]:

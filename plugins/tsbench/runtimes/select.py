@@ -25,11 +25,17 @@ def runtime_for(
     up only by a runtime that runs such tools;
     ``docker_client_factory(base_url)`` gives the Docker runtime its engine client (the Airflow glue
     passes one built on the Docker provider's hook); ``run`` labels what the runtime creates;
-    ``handoff`` (a target's run folder) carries a local instance's record to the branch's later tasks."""
+    ``handoff`` (a target's run folder) carries a local or cloud instance's record to the branch's
+    later tasks."""
     if spec.runtime == "aws":
         from tsbench.runtimes.aws import AwsRuntime
 
-        return AwsRuntime(spec.aws, log_line=log_line, environment=environment() if environment else None)
+        return AwsRuntime(
+            spec.aws,
+            log_line=log_line,
+            environment=environment() if environment else None,
+            handoff=handoff,
+        )
     if spec.runtime == "docker":
         from tsbench.runtimes.docker import DockerRuntime
 

@@ -101,7 +101,9 @@ def _replace_with_link(target: Path, link: Path) -> None:
 class Terraform:
     """Terraform for one instance: root module ``config_dir``, private state and files in ``work_dir``.
 
-    ``env`` adds to the process environment (e.g. AWS credentials, ``TF_CLI_CONFIG_FILE``).
+    ``env`` adds to the process environment (e.g. AWS credentials, ``TF_CLI_CONFIG_FILE``); ``unset``
+    names variables of the process environment Terraform must not inherit (e.g. the run store's
+    ``AWS_ENDPOINT_URL``, which the AWS provider would otherwise send every API call to).
     ``tree_root`` is the directory mirrored into ``work_dir/tree`` (default: the repository when
     ``config_dir`` lies inside it, else ``config_dir`` alone). ``lock_timeout`` is how long a command
     waits for a state lock held by another process (Terraform duration, e.g. ``"120s"``). Not safe for
@@ -120,11 +122,13 @@ class Terraform:
         tree_root: Path | None = None,
         lock_timeout: str = "120s",
         binary: str = "terraform",
+        unset: tuple[str, ...] = (),
     ):
         self.config_dir = Path(config_dir).resolve()
         self.work_dir = Path(work_dir).resolve()
         self.log = log
         self.env = dict(env or {})
+        self.unset = unset
         self.backend_config = Path(backend_config).resolve() if backend_config else None
         self.state_key = state_key or f"tsbench/{self.work_dir.name}/terraform.tfstate"
         if tree_root is None:
@@ -259,7 +263,8 @@ class Terraform:
         )
 
     def _environment(self) -> dict[str, str]:
-        env = {"GOGC": DEFAULT_GOGC, **os.environ, **self.env}
+        inherited = {name: value for name, value in os.environ.items() if name not in self.unset}
+        env = {"GOGC": DEFAULT_GOGC, **inherited, **self.env}
         env.update(TF_DATA_DIR=str(self.data_dir), TF_IN_AUTOMATION="1", TF_INPUT="0", CHECKPOINT_DISABLE="1")
         mirror = env.get(MIRROR_ENV)
         if mirror and "TF_CLI_CONFIG_FILE" not in self.env:

@@ -22,7 +22,18 @@ from tsbench.workload.usecases import UseCase
 
 
 class TargetError(RuntimeError):
-    """A target failed; the message says what and where (never contains credentials)."""
+    """A target failed; the message says what and where (never contains credentials).
+    ``retryable`` False: trying the same step again would only repeat the failure and its cost (an
+    orchestrator fails the task without its retries)."""
+
+    retryable = True
+
+
+class NotReadyError(TargetError):
+    """A provisioned server never became ready within the run's own patience (its ready timeout):
+    not retried — a second wait as long costs as much and rarely ends otherwise."""
+
+    retryable = False
 
 
 @dataclass(frozen=True)

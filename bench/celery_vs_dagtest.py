@@ -1,0 +1,128 @@
+"""The comparison DAG under the Celery form against ``dag.test()`` on the same machine (issue 13).
+
+    .venv/bin/python bench/celery_vs_dagtest.py [--targets questdb,timescaledb,postgres,influxdb]
+
+Both forms run the same conf (4 local targets, 100 hosts × 1 day, the DAG's defaults otherwise), one
+after the other, nothing else running:
+
+- ``dag.test()``: ``bench/orchestration.py`` in its own process (every task in that process);
+- Celery: ``TSBENCH_EXECUTOR=celery scripts/airflow_ui.sh`` (PostgreSQL metadata DB, Redis, two
+  workers that share no folder), the run store in a MinIO bucket, triggered through the REST API.
+
+Printed per form: wall time, the work measured inside tasks (database phases; dataset, oracle and
+post-run steps), and what is left — Airflow's share, which under Celery also holds the workspaces'
+transfers to and from the run store. For Celery also, per task instance, the latency from
+``scheduled`` to ``running`` (scheduled_when → start_date) and from ``queued`` to ``running``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import uuid
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "plugins"), str(ROOT / "bench")]
+
+from integration.minio import MinioServer, running_minio  # noqa: E402
+from orchestration import measured_work, print_shares  # noqa: E402
+from scheduler.deployment import airflow_ui  # noqa: E402
+
+DAG = "tsbench_comparison"
+
+
+def _stamp(text: str) -> float:
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def dag_test_side(targets: str, scale: int, duration: str, out: Path) -> dict[str, Any]:
+    """``bench/orchestration.py`` in its own process; its figures."""
+    script = ROOT / "bench" / "orchestration.py"
+    arguments = ["--targets", targets, "--scale", str(scale), "--duration", duration, "--json", str(out)]
+    subprocess.run([sys.executable, str(script), *arguments], check=True)
+    return json.loads(out.read_text())
+
+
+def _pull_run(minio: MinioServer, bucket: str, local: Path) -> Path:
+    """The run's folder, copied from the run store into ``local``."""
+    os.environ.update(minio.aws_environment())
+    from tsbench.results.workspace import pull
+
+    listed = minio.client().list_objects_v2(Bucket=bucket, Prefix="runs/")["Contents"]
+    name = listed[0]["Key"].split("/")[1]
+    pull(f"s3://{bucket}/runs/{name}", local / name)
+    return local / name
+
+
+def celery_side(conf: dict[str, Any], work: Path) -> tuple[dict[str, Any], list[dict[str, Any]], Path]:
+    """One run under the Celery form: (the run, its task instances, its run folder pulled here)."""
+    (work / "minio").mkdir(parents=True, exist_ok=True)
+    with running_minio(work / "minio") as minio:
+        bucket = minio.new_bucket("runstore")
+        env = {
+            "TSBENCH_EXECUTOR": "celery",
+            "TSBENCH_RUN_STORE": f"s3://{bucket}/runs",
+            "TSBENCH_CELERY_VAR": f"/var/tmp/tsbench-bench/celery-{uuid.uuid4().hex[:6]}",
+            "TSBENCH_NIGHTLY": "paused",
+            **minio.aws_environment(),
+        }
+        with airflow_ui(work / "deployment", env) as deployment:
+            run_id = deployment.trigger(DAG, conf)
+            run = deployment.wait_for_run(DAG, run_id, timeout_s=3600)
+            instances = deployment.task_instances(DAG, run_id)
+        return run, instances, _pull_run(minio, bucket, work / "pulled")
+
+
+def print_latencies(instances: list[dict[str, Any]]) -> None:
+    """Per task instance: scheduled → running and queued → running (s), then their spread."""
+    rows = []
+    for ti in sorted(instances, key=lambda ti: ti["start_date"] or ""):
+        if not (ti["start_date"] and ti["scheduled_when"] and ti["queued_when"]):
+            continue
+        start = _stamp(ti["start_date"])
+        rows.append((start - _stamp(ti["scheduled_when"]), start - _stamp(ti["queued_when"]), ti))
+    print(f"  {'task':<36} {'map':>3} {'try':>3} {'sched→run s':>11} {'queued→run s':>12} {'ran s':>7}")
+    for scheduled, queued, ti in rows:
+        task = f"{ti['task_id']:<36} {ti['map_index']:>3} {ti['try_number']:>3}"
+        print(f"  {task} {scheduled:11.2f} {queued:12.2f} {ti['duration'] or 0:7.1f}")
+    for label, index in (("scheduled → running", 0), ("queued → running", 1)):
+        values = sorted(row[index] for row in rows)
+        print(
+            f"  {label:<20} median {statistics.median(values):.2f} s, "
+            f"p90 {values[int(0.9 * (len(values) - 1))]:.2f} s, max {values[-1]:.2f} s, "
+            f"sum {sum(values):.1f} s over {len(values)} task instances"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--targets", default="questdb,timescaledb,postgres,influxdb")
+    parser.add_argument("--scale", type=int, default=100)
+    parser.add_argument("--duration", default="1d")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="tsbench-celery-bench-"))
+    from tsbench.airflow.params import DEFAULTS
+
+    conf = {**DEFAULTS, "scales": [args.scale], "duration": args.duration, "targets": args.targets.split(",")}
+    local = dag_test_side(args.targets, args.scale, args.duration, work / "dag_test.json")
+    run, instances, folder = celery_side(conf, work)
+    celery_wall = _stamp(run["end_date"]) - _stamp(run["start_date"])
+    print(f"\n{args.targets} at {args.scale} hosts × {args.duration}")
+    print(f"dag.test(): run {local['state']}")
+    print_shares(local["wall"], local)
+    print(f"Celery form, 2 workers, MinIO run store: run {run['state']}")
+    print_shares(celery_wall, measured_work(folder, args.scale))
+    print(f"  wall ratio Celery / dag.test()     {celery_wall / local['wall']:.2f}")
+    print_latencies(instances)
+
+
+if __name__ == "__main__":
+    main()
