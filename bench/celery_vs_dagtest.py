@@ -3,7 +3,7 @@
     .venv/bin/python bench/celery_vs_dagtest.py [--targets questdb,timescaledb,postgres,influxdb]
 
 Both forms run the same conf (4 local targets, 100 hosts × 1 day, the DAG's defaults otherwise), one
-after the other, nothing else running:
+after the other (Celery first), nothing else running:
 
 - ``dag.test()``: ``bench/orchestration.py`` in its own process (every task in that process);
 - Celery: ``TSBENCH_EXECUTOR=celery scripts/airflow_ui.sh`` (PostgreSQL metadata DB, Redis, two
@@ -57,14 +57,16 @@ def _pull_run(minio: MinioServer, bucket: str, local: Path) -> Path:
     from tsbench.results.workspace import pull
 
     listed = minio.client().list_objects_v2(Bucket=bucket, Prefix="runs/")["Contents"]
-    name = listed[0]["Key"].split("/")[1]
+    # (the first keys may be pyarrow's directory markers, "runs/" and "runs/<run>/")
+    name = next(item["Key"].split("/")[1] for item in listed if item["Key"].endswith("/comparison.json"))
     pull(f"s3://{bucket}/runs/{name}", local / name)
     return local / name
 
 
 def celery_side(conf: dict[str, Any], work: Path) -> tuple[dict[str, Any], list[dict[str, Any]], Path]:
     """One run under the Celery form: (the run, its task instances, its run folder pulled here)."""
-    (work / "minio").mkdir(parents=True, exist_ok=True)
+    for folder in ("minio", "deployment"):
+        (work / folder).mkdir(parents=True, exist_ok=True)
     with running_minio(work / "minio") as minio:
         bucket = minio.new_bucket("runstore")
         env = {
@@ -112,8 +114,9 @@ def main() -> None:
     from tsbench.airflow.params import DEFAULTS
 
     conf = {**DEFAULTS, "scales": [args.scale], "duration": args.duration, "targets": args.targets.split(",")}
-    local = dag_test_side(args.targets, args.scale, args.duration, work / "dag_test.json")
     run, instances, folder = celery_side(conf, work)
+    (work / "celery_run.json").write_text(json.dumps({"run": run, "task_instances": instances}))
+    local = dag_test_side(args.targets, args.scale, args.duration, work / "dag_test.json")
     celery_wall = _stamp(run["end_date"]) - _stamp(run["start_date"])
     print(f"\n{args.targets} at {args.scale} hosts × {args.duration}")
     print(f"dag.test(): run {local['state']}")

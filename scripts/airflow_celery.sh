@@ -112,6 +112,14 @@ export AIRFLOW__CORE__EXECUTION_API_SERVER_URL="http://127.0.0.1:$api_port/execu
 AIRFLOW__API_AUTH__JWT_SECRET="$(secret jwt_secret)"
 export AIRFLOW__API_AUTH__JWT_SECRET
 export AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS="${AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS:-admin:admin}"
+# Task logs: the workers share no disk and serve no logs, so each task's log goes to object storage
+# when the task ends (Airflow's remote logging, Amazon provider) and the UI reads it from there:
+# by default the run store's bucket, credentials from the environment unless the connection
+# TSBENCH_TASK_LOG_CONN (default aws_default) exists.
+store_bucket="${TSBENCH_RUN_STORE#s3://}"
+export AIRFLOW__LOGGING__REMOTE_LOGGING=True
+export AIRFLOW__LOGGING__REMOTE_BASE_LOG_FOLDER="${TSBENCH_TASK_LOGS:-s3://${store_bucket%%/*}/airflow-task-logs}"
+export AIRFLOW__LOGGING__REMOTE_LOG_CONN_ID="${TSBENCH_TASK_LOG_CONN:-aws_default}"
 # The deployment key every worker derives a cloud host's secrets from (runtime aws), so a host one
 # worker provisioned is reached and torn down by another; a team's workers on several machines
 # share it through their secrets backend or environment.
@@ -135,8 +143,8 @@ for n in $(seq 1 "$workers"); do
     mkdir -p "$own/airflow" "$own/results" "$own/datasets" "$state"
     chmod 0755 "$var/worker-$n" "$state"  # servers run as their own users (PostgreSQL as postgres)
     # --skip-serve-logs: Airflow's log server binds every interface, and one port setting cannot
-    # tell the API server two workers' ports on one host; each worker's task logs stay in its own
-    # AIRFLOW_HOME/logs (a team sets [logging] remote_base_log_folder, see README).
+    # tell the API server two workers' ports on one host; finished tasks' logs are read from the
+    # remote log folder above, and each worker keeps its own copy in its AIRFLOW_HOME/logs.
     start "worker-$n" env AIRFLOW_HOME="$own/airflow" \
         TSBENCH_STATE="$state" TSBENCH_RESULTS="$own/results" TSBENCH_DATASETS="$own/datasets" \
         airflow celery worker --celery-hostname "tsbench-worker-$n@%h" --concurrency 4 --skip-serve-logs

@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlparse
 
+from tsbench.results.bucket import CONDITION_FAILED
 from tsbench.results.files import write_bytes_atomic
 
 Body = dict[str, Any]
 # S3's answers to a condition that does not hold (412) or to a concurrent conditional write (409)
-_CONDITION_FAILED = {"PreconditionFailed", "ConditionalRequestConflict", "412", "409"}
 
 
 class Slot(Protocol):
@@ -125,7 +125,7 @@ class S3Slot:
         try:
             self.client.put_object(Bucket=self.bucket, Key=self.key, Body=_encode(body), **condition)
         except ClientError as error:
-            if error.response.get("Error", {}).get("Code") in _CONDITION_FAILED:
+            if error.response.get("Error", {}).get("Code") in CONDITION_FAILED:
                 return False
             raise
         return True
@@ -147,7 +147,7 @@ class S3Slot:
         try:
             self.client.delete_object(Bucket=self.bucket, Key=self.key, IfMatch=version)
         except ClientError as error:
-            if error.response.get("Error", {}).get("Code") in _CONDITION_FAILED:
+            if error.response.get("Error", {}).get("Code") in CONDITION_FAILED:
                 return False
             raise
         return True

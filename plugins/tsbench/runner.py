@@ -38,6 +38,8 @@ from tsbench.workload.queries import read_query_set, write_jsonl
 
 log = logging.getLogger("tsbench.run")
 PHASES = ("provision", "prepare", "load", "settle", "cache_reset", "queries", "teardown")
+ANSWERS = "answers.jsonl"  # the oracle's reference answers: the run folder's largest file by far
+READS_ANSWERS = frozenset({"queries"})  # the only phase that opens them
 
 
 class TargetPhases:
@@ -227,7 +229,7 @@ class TargetPhases:
 
     def queries(self) -> dict[str, Any]:
         queries = read_query_set(self.run_dir / "queries.jsonl")
-        expected = AnswerFile(self.run_dir / "answers.jsonl")
+        expected = AnswerFile(self.run_dir / ANSWERS)
         unsupported = self.target_type.capabilities.unsupported
         runnable = [q for q in queries if q.type not in unsupported]
         server = self.server()

@@ -130,6 +130,42 @@ def test_two_targets_on_two_workers_that_share_no_disk(
     assert len(states) == 2, states
     for state in states:
         _assert_nothing_left_running(state)
+    _assert_logs_in_the_ui(deployment, run_id, instances, keys)
+    _assert_no_worker_path_handed_on(deployment, run_id, var)
+
+
+def _assert_no_worker_path_handed_on(deployment: AirflowDeployment, run_id: str, var: Path) -> None:
+    """What a task hands the next (the XCom values later tasks take as arguments: the plan, the
+    points, the branches) names no worker's folder — only run store URLs — so no task could read a
+    path another worker wrote; and no XCom at all names a task's scratch copy (gone with the task)."""
+    listed = deployment.get(f"/dags/{DAG}/dagRuns/{run_id}/taskInstances/~/xcomEntries", limit=1000)
+    entries = listed["xcom_entries"]
+    handed_on = {"validate_params", "points_of", "dataset", "oracle", "branches"}
+    assert handed_on <= {entry["task_id"] for entry in entries}, entries
+    worker_roots = (str(deployment.home), str(var), str(deployment.results), "/tmp/", "/var/tmp/")
+    urls: set[str] = set()
+    for entry in entries:
+        path = f"/dags/{DAG}/dagRuns/{run_id}/taskInstances/{entry['task_id']}/xcomEntries/{entry['key']}"
+        text = json.dumps(deployment.get(path, map_index=entry["map_index"])["value"])
+        where = f"{entry['task_id']}[{entry['map_index']}].{entry['key']}"
+        assert "tsbench-task-" not in text, f"{where} named a scratch folder: {text[:500]}"
+        if entry["task_id"] in handed_on:
+            named = [root for root in worker_roots if root in text]
+            assert not named, f"{where} handed on {named}: {text[:500]}"
+            urls |= {entry["task_id"]} if "s3://" in text else set()
+    assert urls == handed_on, f"handed on no run store URL: {handed_on - urls}"
+
+
+def _assert_logs_in_the_ui(
+    deployment: AirflowDeployment, run_id: str, instances: list[dict[str, Any]], keys: set[str]
+) -> None:
+    """Each load task's log, as the UI shows it (REST API), though the API server shares no disk
+    with the workers and they serve no logs: read from the remote log folder in the bucket."""
+    assert any(key.startswith("airflow-task-logs/") for key in keys), "no task log reached the bucket"
+    for ti in [ti for ti in instances if ti["task_id"] == "benchmark.load"]:
+        text = deployment.task_log(DAG, run_id, ti)
+        target = ti["rendered_map_index"].split(" × ")[1]
+        assert f"load {target} trial 1/1: done" in text and "rows/s" in text, text[-2000:]
 
 
 def _assert_nothing_left_running(state: Path) -> None:
@@ -239,7 +275,7 @@ def _assert_failure_published(
     assert len(records) == 2 and len(folders) == 1, records
     for key in records:
         body = json.loads(client.get_object(Bucket=store, Key=key)["Body"].read())
-        assert body["stage"] == "destroyed", body
+        assert body["state"]["stage"] == "destroyed", body
         error = json.loads(
             client.get_object(Bucket=store, Key=key.replace("cloud_instance", "error"))["Body"].read()
         )

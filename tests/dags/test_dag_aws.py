@@ -75,7 +75,7 @@ def test_aws_run_failing_midway_is_destroyed_and_reported(
     logged = "\n".join(record.getMessage() for record in caplog.records)
     assert "Destroy complete!" in logged  # Terraform's own lines
     assert logged.count("Apply complete!") == 1, "a host that never became ready was provisioned again"
-    assert read_json(target_dir / "cloud_instance.json")["stage"] == "destroyed"
+    assert read_json(target_dir / "cloud_instance.json")["state"]["stage"] == "destroyed"
     assert CANARY not in logged
     assert not [p for p in folder.rglob("*") if p.is_file() and CANARY.encode() in p.read_bytes()]
     assert leftovers(aws_client) == {

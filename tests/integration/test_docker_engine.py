@@ -26,6 +26,7 @@ import pytest
 from tsbench.runtimes.container_spec import ContainerSpec, HealthCheck
 from tsbench.runtimes.docker import DockerRuntime
 from tsbench.runtimes.docker_arguments import LABEL_INSTANCE
+from tsbench.runtimes.handoff import ElsewhereError
 from tsbench.targets.base import Capabilities, Footprint, Target, TargetError
 
 pytestmark = pytest.mark.integration
@@ -160,6 +161,7 @@ class HttpTarget(Target):
 @pytest.fixture()
 def runtime(client: docker.DockerClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DockerRuntime:
     monkeypatch.delenv(TOKEN, raising=False)
+    monkeypatch.delenv("TSBENCH_SECRET_KEY", raising=False)
     return DockerRuntime(
         client_factory=lambda: docker.DockerClient(base_url=ENGINE, version="auto"), root=tmp_path, run="r1"
     )
@@ -354,3 +356,47 @@ def pick_image(target: str) -> str:
     from tsbench.runtimes.container_spec import pick_container
 
     return pick_container(target)[1].image
+
+
+def test_another_worker_attaches_through_the_run_folder_and_tears_down(
+    client: docker.DockerClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two state roots stand for two workers of one machine (one engine): the run folder carries the
+    record, the deployment key the secret; nothing secret is stored anywhere."""
+    monkeypatch.delenv(TOKEN, raising=False)
+    monkeypatch.setenv("TSBENCH_SECRET_KEY", "deployment-key-" + "k" * 32)
+    folder = tmp_path / "run" / "targets" / "httptest"
+
+    def worker(name: str) -> DockerRuntime:
+        factory = lambda: docker.DockerClient(base_url=ENGINE, version="auto")  # noqa: E731
+        return DockerRuntime(client_factory=factory, root=tmp_path / name, run="r1", handoff=folder)
+
+    first, second, instance = worker("worker-1"), worker("worker-2"), "itest-handoff"
+    try:
+        server = first.provision_spec(HttpTarget, instance, "busybox", http_spec())
+        token = server.endpoint().secrets["token"]
+        assert not (first.root / instance / "secrets.json").exists(), "a derived secret was stored"
+        record_path = folder / "docker_instance.json"
+        record = json.loads(record_path.read_text())
+        assert token not in record_path.read_text() and record["state"]["stage"] == "provisioned"
+        other = second.attach(instance)
+        assert other.endpoint() == server.endpoint()
+        with urllib.request.urlopen(
+            f"http://127.0.0.1:{other.endpoint().port('http')}/ok.txt", timeout=5
+        ) as answer:
+            assert answer.read() == b"ok\n"
+
+        assert ENGINE.startswith("unix://")  # a local engine: a worker on another machine cannot reach it
+        record_path.write_text(json.dumps({**record, "machine": "another-machine"}))
+        with pytest.raises(ElsewhereError, match="machine does not have"):
+            second.attach(instance)
+        record_path.write_text(json.dumps(record))
+
+        second.teardown(instance)
+        assert not client.containers.list(all=True, filters={"label": f"{LABEL_INSTANCE}={instance}"})
+        assert json.loads(record_path.read_text())["state"]["stage"] == "removed"
+        with pytest.raises(TargetError, match="no docker server instance"):
+            first.attach(instance)  # its own container.json is stale: the run folder says removed
+    finally:
+        first.teardown(instance)
+    assert not client.volumes.list(filters={"label": f"{LABEL_INSTANCE}={instance}"})

@@ -352,3 +352,40 @@ def test_publish_a_comparison_folder(minio_server: MinioServer, tmp_path: Path) 
     text = get(s3, bucket, "bench/index.html")[0].decode()
     for link in (unquote(h) for h in re.findall(r'href="([^"]+)"', text)):
         assert get(s3, bucket, f"bench/{link}")[0]
+
+
+def test_runs_published_at_the_same_moment_all_reach_the_index(
+    minio_server: MinioServer, tmp_path: Path
+) -> None:
+    """Eight publishers (a team's workers) start together on one prefix: every run gets its index
+    line, latest/ holds the newest, and index.html lists every run (index.json is written by
+    compare-and-swap)."""
+    import threading
+
+    bucket, count = minio_server.new_bucket(), 8
+    runs = [
+        make_run(tmp_path, f"202611{day:02d}T000000Z-race{day:02d}", f"2026-11-{day:02d}T00:00:00Z")
+        for day in range(1, count + 1)
+    ]
+    start, failures = threading.Barrier(count), []
+
+    def publish_one(run_dir: Path) -> None:
+        start.wait()
+        try:
+            publish(minio_server, run_dir, bucket)
+        except Exception as error:  # collected: a thread's exception would not fail the test
+            failures.append(error)
+
+    threads = [threading.Thread(target=publish_one, args=(run_dir,)) for run_dir in runs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures, failures
+    s3 = minio_server.client()
+    index = json.loads(get(s3, bucket, "bench/index.json")[0])
+    assert sorted(r["run_id"] for r in index["runs"]) == sorted(run.name for run in runs)
+    assert index["latest"]["latest"]["run_id"] == runs[-1].name
+    assert get(s3, bucket, "bench/latest/report.html")[0].decode().count(runs[-1].name) >= 1
+    page = get(s3, bucket, "bench/index.html")[0].decode()
+    assert all(run.name in page for run in runs), "index.html was rendered from an older index"

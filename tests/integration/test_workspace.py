@@ -62,6 +62,22 @@ def test_branches_push_only_their_own_files(
         )
 
 
+def test_a_skipped_file_stays_in_the_store_untouched(store_url: str, tmp_path: Path) -> None:
+    """A task that never reads the reference answers does not download them (at any depth), and
+    pushing its own files leaves them as they are."""
+    with workspace(store_url, scratch=tmp_path) as oracle:
+        (oracle / "scale-10").mkdir()
+        (oracle / "scale-10" / "answers.jsonl").write_text("reference\n")
+        (oracle / "scale-10" / "run.json").write_text("{}")
+    with workspace(store_url, scratch=tmp_path, skip=frozenset({"answers.jsonl"})) as load:
+        assert (load / "scale-10" / "run.json").is_file()
+        assert not (load / "scale-10" / "answers.jsonl").exists()
+        (load / "scale-10" / "load.json").write_text("{}")
+    with workspace(store_url, scratch=tmp_path) as queries:
+        assert (queries / "scale-10" / "answers.jsonl").read_text() == "reference\n"
+        assert (queries / "scale-10" / "load.json").is_file()
+
+
 def test_a_failing_task_still_delivers_its_failure_record(store_url: str, tmp_path: Path) -> None:
     with pytest.raises(RuntimeError, match="load failed"), workspace(store_url, scratch=tmp_path) as task:
         (task / "error.json").write_text('{"failed_phase": "load"}')

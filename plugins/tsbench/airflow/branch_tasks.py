@@ -79,10 +79,12 @@ def _phase(item: dict[str, Any], name: str, measuring: bool = True) -> dict[str,
     from airflow.sdk.exceptions import AirflowFailException
 
     from tsbench.results.workspace import workspace
+    from tsbench.runner import ANSWERS, READS_ANSWERS
     from tsbench.targets.base import TargetError
 
     _label(item)
-    with workspace(item["folder"]) as folder:
+    unread = frozenset() if name in READS_ANSWERS else frozenset({ANSWERS})
+    with workspace(item["folder"], skip=unread) as folder:
         phases = _phases(folder, item)
         lease = _held_lease(phases)
         try:
@@ -138,9 +140,10 @@ def acquire_machine(item: dict[str, Any], name: str = "acquire_machine") -> dict
     """Block until this branch holds the machine lease (see the module docstring); a branch that
     never gets it is recorded as failed in ``acquire_machine`` with the holder named."""
     from tsbench.results.workspace import workspace
+    from tsbench.runner import ANSWERS
 
     _label(item)
-    with workspace(item["folder"]) as folder:
+    with workspace(item["folder"], skip=frozenset({ANSWERS})) as folder:
         return _acquire(item, name, _phases(folder, item))
 
 

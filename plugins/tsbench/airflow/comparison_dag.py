@@ -162,9 +162,22 @@ def post_task(step: Step, latest_folder: str) -> Any:
         verbose()
         assert plan is not None and step.call is not None
         with workspace(plan["folder"]) as folder:
-            return step.call(folder, Publication(latest_folder, s3_from_connection()))
+            outcome = step.call(folder, Publication(latest_folder, s3_from_connection()))
+            return _in_store(outcome, str(folder), plan["folder"])
 
     return _task(step, run, trigger_rule="all_done")
+
+
+def _in_store(value: Any, scratch: str, url: str) -> Any:
+    """``value`` with paths in the task's scratch copy of the run folder (gone once the task ends)
+    named by their place in the run store instead."""
+    if isinstance(value, str):
+        return url + value[len(scratch) :] if value.startswith(scratch) else value
+    if isinstance(value, dict):
+        return {key: _in_store(item, scratch, url) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_in_store(item, scratch, url) for item in value]
+    return value
 
 
 @task

@@ -93,6 +93,9 @@ def md5_of(path: Path) -> str:
     return digest.hexdigest()
 
 
+CONDITION_FAILED = ("PreconditionFailed", "ConditionalRequestConflict", "412", "409")
+
+
 class Bucket:
     """One bucket and key prefix, with errors translated into ``PublishError``."""
 
@@ -233,6 +236,42 @@ class Bucket:
                 self.client.delete_objects(
                     Bucket=self.bucket, Delete={"Objects": [{"Key": k} for k in chunk], "Quiet": True}
                 )
+
+    def get_json_tagged(self, relative: str) -> tuple[Any | None, str | None]:
+        """A JSON object's content and ETag (the version to write over), ``(None, None)`` when the
+        key does not exist."""
+        from botocore.exceptions import ClientError
+
+        with self.errors(f"reading {relative}"):
+            try:
+                answer = self.client.get_object(Bucket=self.bucket, Key=self.key(relative))
+            except ClientError as error:
+                if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
+                    return None, None
+                raise
+            return json.loads(answer["Body"].read()), answer["ETag"]
+
+    def put_if(self, key: str, data: bytes, kind: str, version: str | None) -> bool:
+        """Write ``data`` only if the object is still at ``version`` (an ETag; None: only if it does
+        not exist). False when another writer changed it first (S3 conditional writes)."""
+        from botocore.exceptions import ClientError
+
+        condition = {"IfMatch": version} if version else {"IfNoneMatch": "*"}
+        with self.errors(f"writing {key}"):
+            try:
+                self.client.put_object(
+                    Bucket=self.bucket,
+                    Key=key,
+                    Body=data,
+                    ContentType=kind,
+                    CacheControl=MUTABLE,
+                    **condition,
+                )
+            except ClientError as error:
+                if error.response.get("Error", {}).get("Code") in CONDITION_FAILED:
+                    return False
+                raise
+        return True
 
     def get_json(self, relative: str) -> Any | None:
         """A JSON object's content, or None when the key does not exist."""

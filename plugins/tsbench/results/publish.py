@@ -31,9 +31,11 @@ Rules:
   ``AWS_SECRET_ACCESS_KEY``, ``AWS_SESSION_TOKEN``, ``AWS_ENDPOINT_URL``, profiles, roles); they
   are never logged or written anywhere. Errors are ``PublishError`` with a plain explanation.
 
-``index.json`` is updated read-modify-write: publishers of different runs into the same prefix at
-the same moment can lose each other's index line; ``publish_run(..., rebuild_index=True)``
-recreates the index from the ``runs/`` folders.
+``index.json`` is updated by compare-and-swap (S3 conditional writes on its ETag): publishers of
+different runs into the same prefix at the same moment (workers of a team's deployment) each
+re-read, re-mirror and retry until their write lands, so no index line is lost; ``index.html`` is
+rendered again until the index it was rendered from is still the current one.
+``publish_run(..., rebuild_index=True)`` recreates the index from the ``runs/`` folders.
 """
 
 from __future__ import annotations
@@ -74,6 +76,7 @@ __all__ = [
 ]
 
 log = logging.getLogger("tsbench.publish")
+INDEX_ATTEMPTS = 20  # compare-and-swap rounds on index.json before giving up
 
 
 def _rebuild(bucket: Bucket) -> list[dict[str, Any]]:
@@ -164,12 +167,18 @@ def _publish(
     uploaded, unchanged, stale = _upload_run(store, run_dir, run_id, paths, force)
     summary = summarize(document, read_validation(run_dir), report_files(paths))
     line = index_line(summary, run_id, latest_folder)
-    runs, moved_from = _index_runs(store, line, rebuild_index)
     _put_marker(store, run_id, latest_folder)
-    mirrored = {
-        f: _mirror_latest(store, runs, f, run_id, paths) for f in dict.fromkeys([latest_folder, *moved_from])
-    }
-    _write_index(store, runs)
+    for _ in range(INDEX_ATTEMPTS):
+        index, version = store.get_json_tagged("index.json")
+        runs, moved_from = _index_runs(store, line, None if rebuild_index else index)
+        folders = dict.fromkeys([latest_folder, *moved_from])
+        mirrored = {f: _mirror_latest(store, runs, f, run_id, paths) for f in folders}
+        if _write_index(store, runs, version):
+            break
+        log.info("index.json changed while publishing %s: reading it again", run_id)
+    else:
+        raise PublishError(f"index.json kept changing under {INDEX_ATTEMPTS} attempts to publish {run_id}")
+    _write_index_page(store)
     return {
         "run_id": run_id,
         "bucket": store.bucket,
@@ -216,10 +225,12 @@ def _put_marker(store: Bucket, run_id: str, latest_folder: str) -> None:
     store.put(key, body, "application/json", store.list(f"runs/{run_id}/{MARKER}"))
 
 
-def _index_runs(store: Bucket, line: dict[str, Any], rebuild: bool) -> tuple[list[dict[str, Any]], list[str]]:
-    """The index's lines with ``line`` inserted or replacing the run's old one, newest first, and
-    the latest folder the run was listed under before, when that was another one."""
-    index = None if rebuild else store.get_json("index.json")
+def _index_runs(
+    store: Bucket, line: dict[str, Any], index: Mapping[str, Any] | None
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The lines of ``index`` (rebuilt from ``runs/`` when None or of another format) with ``line``
+    inserted or replacing the run's old one, newest first, and the latest folder the run was
+    listed under before, when that was another one."""
     if index is None or index.get("format") != INDEX_FORMAT:
         runs = _rebuild(store)
     else:
@@ -248,18 +259,29 @@ def _mirror_latest(
     return line["run_id"], _update_latest(store, folder, line["run_id"], source)
 
 
-def _write_index(store: Bucket, runs: list[dict[str, Any]]) -> None:
-    """index.json and index.html (written only when their bytes change)."""
+def _write_index(store: Bucket, runs: list[dict[str, Any]], version: str | None) -> bool:
+    """index.json, only over ``version`` (its ETag when read; None: it did not exist). False when
+    another publisher wrote it in between."""
     folders = sorted({latest_folder_of(r) for r in runs}, key=lambda f: (f != LATEST, f))
     holding = ((f, _newest_passing(runs, f)) for f in folders)
     latest = [latest_entry(folder, line) for folder, line in holding if line is not None]
-    current = store.list("index.")
     body = {"format": INDEX_FORMAT, "latest": {entry["folder"]: entry for entry in latest}, "runs": runs}
-    store.put(
-        store.key("index.json"), (json.dumps(body, indent=2) + "\n").encode(), "application/json", current
-    )
-    page = render_index_html(runs, latest).encode()
-    store.put(store.key("index.html"), page, "text/html; charset=utf-8", current)
+    data = (json.dumps(body, indent=2) + "\n").encode()
+    return store.put_if(store.key("index.json"), data, "application/json", version)
+
+
+def _write_index_page(store: Bucket) -> None:
+    """index.html from the current index.json, again until that index is still current after the
+    page was written (a concurrent publisher may have rendered an older one over it)."""
+    for _ in range(INDEX_ATTEMPTS):
+        index, version = store.get_json_tagged("index.json")
+        runs = list((index or {}).get("runs") or [])
+        latest = list((index or {}).get("latest", {}).values())
+        page = render_index_html(runs, latest).encode()
+        store.put(store.key("index.html"), page, "text/html; charset=utf-8", store.list("index.html"))
+        if store.get_json_tagged("index.json")[1] == version:
+            return
+    raise PublishError(f"index.json kept changing under {INDEX_ATTEMPTS} attempts to render index.html")
 
 
 def _paths_of(store: Bucket, run_id: str) -> list[str]:

@@ -60,13 +60,16 @@ def _local_files(root: Path) -> Snapshot:
     return files
 
 
-def pull(url: str, local: Path, fs: Any | None = None) -> Snapshot:
-    """Copy every object under ``url`` into ``local``; returns what was pulled."""
+def pull(url: str, local: Path, fs: Any | None = None, skip: frozenset[str] = frozenset()) -> Snapshot:
+    """Copy every object under ``url`` into ``local``, but those whose file name is in ``skip``
+    (at any depth); returns what was pulled."""
     fs = fs or s3_filesystem()
     remote = _remote_path(url)
     local.mkdir(parents=True, exist_ok=True)
     for name in fs.find(remote):
         relative = name[len(remote) :].lstrip("/")
+        if relative.rsplit("/", 1)[-1] in skip:
+            continue
         target = local / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         fs.get_file(name, str(target))
@@ -85,10 +88,12 @@ def push(local: Path, url: str, pulled: Snapshot, fs: Any | None = None) -> list
 
 
 @contextmanager
-def workspace(url: str, scratch: Path | None = None) -> Iterator[Path]:
+def workspace(url: str, scratch: Path | None = None, skip: frozenset[str] = frozenset()) -> Iterator[Path]:
     """A local folder holding the run folder at ``url`` for one task: the folder itself when the
     store is local; else a fresh copy of the same name in a private folder under ``scratch``
-    (default: the temporary folder), pushed back on exit and then removed."""
+    (default: the temporary folder), pushed back on exit and then removed. ``skip``: file names
+    the task never opens, left in the store (a task that reads no reference answers need not
+    download them: at 4,000 hosts they are over a GB)."""
     if not is_remote(url):
         yield Path(urlparse(url).path if url.startswith("file:") else url)  # created by who writes
         return
@@ -96,7 +101,7 @@ def workspace(url: str, scratch: Path | None = None) -> Iterator[Path]:
     private = Path(tempfile.mkdtemp(prefix="tsbench-task-", dir=scratch))
     local = private / _remote_path(url).rsplit("/", 1)[-1]  # the run folder keeps its name
     try:
-        pulled = pull(url, local, fs)
+        pulled = pull(url, local, fs, skip)
         try:
             yield local
         finally:

@@ -24,9 +24,7 @@ options' ``endpoint_url`` or AWS's own.
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import hmac
 import json
 import logging
 import os
@@ -39,12 +37,13 @@ from typing import Any
 
 from tsbench.results.files import write_json_atomic, write_private_json
 from tsbench.runtimes.cloud_install import target_script, write_install_script
-from tsbench.runtimes.container_spec import ContainerSpec, pick_container, secret_values
+from tsbench.runtimes.container_spec import ContainerSpec, pick_container
 from tsbench.runtimes.definition import load_definition
-from tsbench.runtimes.handoff import read_cloud_record, write_cloud_record
+from tsbench.runtimes.handoff import read_shared_record, write_shared_record
 from tsbench.runtimes.local import REPO, state_root
 from tsbench.runtimes.options import AwsOptions
 from tsbench.runtimes.remote import AgentClient, RemoteServer
+from tsbench.runtimes.secret_key import deployment_key, derived_secret, instance_secret_values
 from tsbench.runtimes.terraform import Terraform
 from tsbench.targets.base import Target, TargetError
 
@@ -52,15 +51,8 @@ log = logging.getLogger("tsbench.aws")
 ENV_ROOT = REPO / "infra" / "envs" / "aws"
 AGENT_PORT = 9700
 SECRETS_FILE = "secrets.json"
-SECRET_KEY_ENV = "TSBENCH_SECRET_KEY"
+RECORD = "cloud_instance.json"  # in the handoff folder
 RUN_STORE_ENDPOINTS = ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3")  # the run store's, not AWS's
-
-
-def derived_secret(key: str, instance: str, name: str) -> str:
-    """The secret ``name`` of ``instance`` that every worker holding deployment key ``key`` derives
-    alike (HMAC-SHA256, 43 URL-safe characters)."""
-    digest = hmac.new(key.encode(), f"{instance}/{name}".encode(), hashlib.sha256).digest()
-    return base64.urlsafe_b64encode(digest).decode().rstrip("=")
 
 
 def state_key(instance: str) -> str:
@@ -119,7 +111,8 @@ class AwsRuntime:
         """The instance's record (the run folder's when there is a ``handoff``); None when it was
         never provisioned or is destroyed."""
         if self.handoff is not None:
-            body = read_cloud_record(self.handoff, instance)
+            record = read_shared_record(self.handoff, RECORD, instance)
+            body = record.state if record is not None else None
         else:
             path = self._home(instance) / "instance.json"
             body = json.loads(path.read_text()) if path.is_file() else None
@@ -127,22 +120,19 @@ class AwsRuntime:
 
     def _save(self, instance: str, body: dict[str, Any]) -> None:
         if self.handoff is not None:
-            write_cloud_record(self.handoff, instance, body)
+            write_shared_record(self.handoff, RECORD, instance, body)
         else:
             write_json_atomic(self._home(instance) / "instance.json", body)
 
     def _secrets(self, instance: str, spec: ContainerSpec) -> dict[str, str]:
         """Per-instance secrets, the same in every later task (see the module's docstring)."""
-        key = os.environ.get(SECRET_KEY_ENV)
-        if key:
-            values, _ = secret_values(spec, os.environ.get, lambda: "")
-            for name in [name for name, value in values.items() if not value] + ["node_agent_token"]:
-                values[name] = derived_secret(key, instance, name)
-            return values
+        key = deployment_key()
         path = self._home(instance) / SECRETS_FILE
-        if path.is_file():
+        if not key and path.is_file():
             return json.loads(path.read_text())
-        values, _ = secret_values(spec, os.environ.get)
+        values, _ = instance_secret_values(spec, instance, os.environ.get)
+        if key:
+            return {**values, "node_agent_token": derived_secret(key, instance, "node_agent_token")}
         values["node_agent_token"] = tokens.token_urlsafe(32)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.parent.chmod(0o700)
@@ -179,7 +169,7 @@ class AwsRuntime:
         """True when no task needs this worker's files of an instance: its record travels in the run
         folder, Terraform's state is remote and its secrets are derived."""
         shared = self.handoff is not None and self.options.backend_config
-        return bool(shared and os.environ.get(SECRET_KEY_ENV))
+        return bool(shared and deployment_key())
 
     # -- the Runtime protocol ----------------------------------------------------------------------
     def provision(self, target_type: type[Target], instance: str) -> RemoteServer:

@@ -114,10 +114,10 @@ def new_secret() -> str:
 def secret_values(
     spec: ContainerSpec,
     source: Callable[[str], str | None],
-    generate: Callable[[], str] = new_secret,
+    generate: Callable[[str], str] = lambda name: new_secret(),
 ) -> tuple[dict[str, str], set[str]]:
     """Values of the orchestrator variables the spec names (``secret_names``): from ``source`` (the
-    environment, Airflow), else generated. Returns ``(values, names that were generated)``."""
+    environment, Airflow), else ``generate(name)``. Returns ``(values, names that were generated)``."""
     values: dict[str, str] = {}
     generated: set[str] = set()
     for name in sorted(spec.secret_names()):
@@ -125,7 +125,7 @@ def secret_values(
         if given:
             values[name] = given
         else:
-            values[name] = generate()
+            values[name] = generate(name)
             generated.add(name)
     return values, generated
 

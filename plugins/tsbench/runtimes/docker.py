@@ -4,9 +4,14 @@ State of one instance lives in ``<state root>/<instance>/`` (the local runtime's
 or ``/var/tmp/tsbench``; the folder is 0700)::
 
     container.json   target, flavour, image, container and volume names, published ports, engine address
-    secrets.json     passwords/tokens generated for this instance (0600; never logged, never in results)
+    secrets.json     random passwords/tokens of this instance (0600; never logged, never in results)
 
-so that another process (a later pipeline task) can ``attach`` by instance name. Containers and volumes
+so that another process (a later pipeline task) can ``attach`` by instance name. With a ``handoff``
+folder (the target's folder of the run, which the run store carries between workers) the record also
+goes there (``docker_instance.json``, no secrets), and with the deployment key ``$TSBENCH_SECRET_KEY``
+the generated secrets are derived rather than random (``runtimes.secret_key``): a task on another
+worker attaches to the container and tears it down — when it reaches the same engine (a worker on
+another machine than a local engine's refuses, ``ElsewhereError``). Containers and volumes
 carry the labels ``tsbench.instance`` (+ ``tsbench.target``, ``tsbench.flavour``, ``tsbench.run``), so
 ``teardown`` also finds what a crashed provision left without state.
 
@@ -42,7 +47,7 @@ import docker.errors
 from docker.errors import NotFound  # a container or volume that is gone already: fine at teardown
 
 from tsbench.results.files import write_private_json
-from tsbench.runtimes.container_spec import ContainerSpec, pick_container, secret_values
+from tsbench.runtimes.container_spec import ContainerSpec, pick_container
 from tsbench.runtimes.disk import drop_os_caches
 from tsbench.runtimes.docker_arguments import (
     LABEL_INSTANCE,
@@ -67,7 +72,9 @@ from tsbench.runtimes.docker_engine import (
     shares_our_kernel,
 )
 from tsbench.runtimes.docker_server import DockerServer
+from tsbench.runtimes.handoff import ElsewhereError, read_shared_record, write_shared_record
 from tsbench.runtimes.local import free_ports, state_root
+from tsbench.runtimes.secret_key import deployment_key, derived_secret, instance_secret_values
 from tsbench.targets.base import Target, TargetError
 
 if TYPE_CHECKING:
@@ -75,6 +82,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_ENGINE", "DockerRuntime", "DockerServer", "default_client", "engine_address", "redact"]
 
+RECORD = "docker_instance.json"  # in the handoff folder
 DROP_CACHES = "sync && echo 3 > /proc/sys/vm/drop_caches"
 
 
@@ -103,6 +111,7 @@ class DockerRuntime:
         endpoint_host: str | None = None,
         drop_caches_privileged: bool = False,
         ready_timeout_s: float | None = None,
+        handoff: Path | None = None,
     ):
         self.client_factory = client_factory or (lambda: default_client(base_url))
         self.address = engine_address(base_url)
@@ -113,6 +122,7 @@ class DockerRuntime:
         self.endpoint_host = endpoint_host
         self.drop_caches_privileged = drop_caches_privileged
         self.ready_timeout_s = ready_timeout_s
+        self.handoff = handoff  # the target's run folder: the record every worker reads
         self._client: docker.DockerClient | None = None
 
     @classmethod
@@ -156,17 +166,19 @@ class DockerRuntime:
     def instance_secrets(
         self, instance: str, spec: ContainerSpec, state: Mapping[str, Any]
     ) -> dict[str, str]:
-        """Values of the spec's secret variables for ``instance``: generated ones from its
-        ``secrets.json``, the others from ``secret_source``."""
+        """Values of the spec's secret variables for ``instance``: generated ones derived from the
+        deployment key or else from its ``secrets.json``, the others from ``secret_source``."""
         stored: dict[str, str] = {}
         path = self.root / instance / "secrets.json"
         if path.is_file():
             stored = json.loads(path.read_text())
+        key = deployment_key()
         values = {}
         for name in spec.secret_names():
-            value = (
-                stored.get(name) if name in state.get("generated_secrets", ()) else self.secret_source(name)
-            )
+            if name not in state.get("generated_secrets", ()):
+                value = self.secret_source(name)
+            else:
+                value = derived_secret(key, instance, name) if key else stored.get(name)
             if not value:
                 raise TargetError(f"{instance}: secret {name} is neither set nor stored for this instance")
             values[name] = value
@@ -196,8 +208,9 @@ class DockerRuntime:
         home = self.root / instance
         home.mkdir(parents=True, exist_ok=True)
         home.chmod(0o700)
-        values, generated = secret_values(spec, self.secret_source)
-        write_private_json(home / "secrets.json", {name: values[name] for name in generated})
+        values, generated = instance_secret_values(spec, instance, self.secret_source)
+        if not deployment_key():  # random: kept for the later tasks (derived ones never are)
+            write_private_json(home / "secrets.json", {name: values[name] for name in generated})
         self.ensure_image(spec.image)
 
         local = engine_is_local(client)
@@ -241,11 +254,10 @@ class DockerRuntime:
         return server
 
     def attach(self, instance: str) -> DockerServer:
-        """The instance provisioned earlier (possibly by another process)."""
-        path = self.root / instance / "container.json"
-        if not path.is_file():
+        """The instance provisioned earlier (possibly by another process, or another worker)."""
+        state = self.record(instance)
+        if state is None:
             raise TargetError(f"no docker server instance {instance!r} under {self.root}")
-        state = json.loads(path.read_text())
         module, _, name = state["target_class"].partition(":")
         target_type = getattr(importlib.import_module(module), name)
         return DockerServer(self, instance, state, target_type, spec_from_json(state["spec"]))
@@ -257,7 +269,7 @@ class DockerRuntime:
         home = self.root / instance
         state: dict[str, Any] = {}
         with contextlib.suppress(OSError, ValueError):
-            state = json.loads((home / "container.json").read_text())
+            state = self.record(instance) or {}
         try:
             client = self.client()
         except TargetError:
@@ -277,7 +289,36 @@ class DockerRuntime:
         for name in volumes | set((state.get("volumes") or {}).values()):
             with engine_call(f"{instance}: removing volume {name}"), contextlib.suppress(NotFound):
                 client.volumes.get(name).remove(force=True)
+        if state and self.handoff is not None:
+            write_shared_record(self.handoff, RECORD, instance, {**state, "stage": "removed"})
         shutil.rmtree(home, ignore_errors=True)
+
+    # -- records ---------------------------------------------------------------------------------
+    def record(self, instance: str) -> dict[str, Any] | None:
+        """The instance's state: the run folder's record where there is one (it says when another
+        worker removed the container; ElsewhereError when its engine is a socket of another
+        machine), else this worker's ``container.json``; None when there is neither or the
+        container was removed."""
+        shared = read_shared_record(self.handoff, RECORD, instance) if self.handoff is not None else None
+        if shared is not None:
+            if shared.state.get("stage") == "removed":
+                return None
+            if str(shared.state.get("engine", "")).startswith("unix://") and not shared.written_here:
+                raise ElsewhereError(
+                    f"docker instance {instance!r} runs on the engine {shared.state['engine']} of "
+                    f"{shared.host}, a socket this worker's machine does not have: route the branch to "
+                    "that machine's workers, or use an engine every worker reaches (docker.base_url "
+                    "tcp:// or ssh://)"
+                )
+            return shared.state
+        path = self.root / instance / "container.json"
+        return json.loads(path.read_text()) if path.is_file() else None
+
+    def save_record(self, instance: str, state: Mapping[str, Any]) -> None:
+        """``container.json`` (0600) and, with a handoff folder, the run folder's record."""
+        write_private_json(self.root / instance / "container.json", dict(state))
+        if self.handoff is not None:
+            write_shared_record(self.handoff, RECORD, instance, {**state, "stage": "provisioned"})
 
     # -- helpers ---------------------------------------------------------------------------------
     def ensure_image(self, image: str) -> None:

@@ -14,7 +14,6 @@ import docker
 import docker.errors
 import pyarrow as pa
 
-from tsbench.results.files import write_private_json
 from tsbench.runtimes.container_spec import ContainerSpec
 from tsbench.runtimes.docker_arguments import (
     config_text,
@@ -82,7 +81,7 @@ class DockerServer:
         return self.runtime.root / self.instance
 
     def save(self) -> None:
-        write_private_json(self.home / "container.json", self.state)
+        self.runtime.save_record(self.instance, self.state)
 
     def secret_values(self) -> dict[str, str]:
         return self.runtime.instance_secrets(self.instance, self.spec, self.state)

@@ -6,14 +6,16 @@ A local server runs on the machine that started it: a task on another machine ca
 loopback, so the record names its machine and a task elsewhere refuses with both names
 (``ElsewhereError``) instead of measuring something else.
 
-A cloud host's record (``cloud_instance.json``: target, stage, Terraform outputs — no secrets) is
-bound to no machine: every worker reaches the host, and with remote Terraform state every worker
-can destroy it.
+Other runtimes keep records there too (``write_shared_record``): a cloud host's
+(``cloud_instance.json``: target, stage, Terraform outputs) is bound to no machine — every worker
+reaches the host, and with remote Terraform state every worker can destroy it; a container's
+(``docker_instance.json``) is reachable wherever its engine is. Records hold no secrets.
 """
 
 from __future__ import annotations
 
 import socket
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,6 @@ from tsbench.results.files import read_json, write_json_atomic
 from tsbench.targets.base import TargetError
 
 RECORD = "server_instance.json"
-CLOUD_RECORD = "cloud_instance.json"
 
 
 class ElsewhereError(TargetError):
@@ -61,19 +62,35 @@ def read_record(folder: Path, instance: str) -> dict[str, Any] | None:
     return body
 
 
-def write_cloud_record(folder: Path, instance: str, body: dict[str, Any]) -> None:
-    """The cloud ``instance``'s record (no secrets) in ``folder``, atomically."""
+@dataclass(frozen=True)
+class SharedRecord:
+    """An instance's record as another task reads it: ``state`` as the runtime wrote it, and the
+    machine (``/etc/machine-id``) and host name of the worker that wrote it."""
+
+    state: dict[str, Any]
+    machine: str
+    host: str
+
+    @property
+    def written_here(self) -> bool:
+        return self.machine == machine_id()
+
+
+def write_shared_record(folder: Path, name: str, instance: str, state: dict[str, Any]) -> None:
+    """Record ``name`` of ``instance`` (``state``: no secrets) in ``folder``, atomically, with the
+    machine that wrote it."""
     folder.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(folder / CLOUD_RECORD, {**body, "instance": instance})
+    body = {"instance": instance, "machine": machine_id(), "host": socket.gethostname(), "state": state}
+    write_json_atomic(folder / name, body)
 
 
-def read_cloud_record(folder: Path, instance: str) -> dict[str, Any] | None:
-    """The record of cloud ``instance`` in ``folder`` (without its ``instance`` key); None when
-    there is none or it is another instance's."""
-    path = folder / CLOUD_RECORD
+def read_shared_record(folder: Path, name: str, instance: str) -> SharedRecord | None:
+    """Record ``name`` of ``instance`` in ``folder``; None when there is none or it is another
+    instance's."""
+    path = folder / name
     if not path.is_file():
         return None
     body = read_json(path)
-    if body.pop("instance", None) != instance:
+    if body.get("instance") != instance:
         return None
-    return body
+    return SharedRecord(dict(body["state"]), str(body["machine"]), str(body["host"]))

@@ -40,7 +40,7 @@ def runtime_for(
         from tsbench.runtimes.docker import DockerRuntime
 
         factory = docker_client_factory(spec.docker.base_url) if docker_client_factory else None
-        return DockerRuntime.from_options(spec.docker, client_factory=factory, run=run)
+        return DockerRuntime.from_options(spec.docker, client_factory=factory, run=run, handoff=handoff)
     from tsbench.runtimes.local import LocalRuntime
 
     return LocalRuntime(handoff=handoff)
