@@ -268,7 +268,8 @@ def test_airflow_glue_returns_a_client_with_and_without_a_connection(
 ) -> None:
     from tsbench.airflow.docker_client import _ClientOfHook, docker_client
 
-    monkeypatch.setenv("AIRFLOW_HOME", str(tmp_path / "airflow"))
+    if "AIRFLOW_HOME" not in os.environ:  # (Airflow keeps the settings of its first import)
+        monkeypatch.setenv("AIRFLOW_HOME", str(tmp_path / "airflow"))
     monkeypatch.delenv("AIRFLOW_CONN_TSBENCH_DOCKER", raising=False)
     monkeypatch.setenv("DOCKER_HOST", ENGINE)
     plain = docker_client()  # no connection: docker.from_env()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import stat
 import tarfile
 from pathlib import Path
@@ -230,7 +231,11 @@ def test_attach_to_an_unknown_instance(tmp_path: Path) -> None:
 # -- Airflow glue --------------------------------------------------------------------------------
 @pytest.fixture()
 def airflow_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> pytest.MonkeyPatch:
-    monkeypatch.setenv("AIRFLOW_HOME", str(tmp_path / "airflow"))
+    """A private AIRFLOW_HOME unless the session has one (``tests/dags/conftest.py`` sets it at
+    collection): Airflow keeps the settings of its first import, so a home of this test's own would
+    leave later tests in this process with an unmigrated database."""
+    if "AIRFLOW_HOME" not in os.environ:
+        monkeypatch.setenv("AIRFLOW_HOME", str(tmp_path / "airflow"))
     monkeypatch.delenv("AIRFLOW_CONN_TSBENCH_DOCKER", raising=False)
     monkeypatch.setenv("DOCKER_CONFIG", str(tmp_path))
     return monkeypatch
