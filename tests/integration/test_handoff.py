@@ -62,7 +62,9 @@ def test_a_record_from_another_machine_is_refused(tmp_path: Path) -> None:
     handoff = tmp_path / "handoff"
     handoff.mkdir()
     record = {"instance": "x", "home": "/nowhere", "recipe": "questdb", "ports": {}, "pid": 1}
-    (handoff / RECORD).write_text(json.dumps({**record, "machine": "another", "host": "worker-b"}))
+    (handoff / RECORD).write_text(
+        json.dumps({"instance": "x", "machine": "another", "host": "worker-b", "state": record})
+    )
     runtime = LocalRuntime(root, handoff=handoff)
     for action in (runtime.attach, runtime.teardown):
         with pytest.raises(ElsewhereError, match="runs on worker-b"):

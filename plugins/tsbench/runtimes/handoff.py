@@ -38,28 +38,25 @@ def machine_id() -> str:
 
 
 def write_record(folder: Path, body: dict[str, Any]) -> None:
-    """``body`` (instance, home, recipe, ports, pid, endpoint) with this machine's id, atomically."""
-    folder.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(folder / RECORD, {**body, "machine": machine_id(), "host": socket.gethostname()})
+    """A local instance's ``body`` (instance, home, recipe, ports, pid, endpoint) as its shared
+    record, with this machine's id."""
+    write_shared_record(folder, RECORD, body["instance"], body)
 
 
 def read_record(folder: Path, instance: str) -> dict[str, Any] | None:
     """The record of ``instance`` in ``folder``, None when there is none; ``ElsewhereError`` when
     it runs on another machine."""
-    path = folder / RECORD
-    if not path.is_file():
+    record = read_shared_record(folder, RECORD, instance)
+    if record is None:
         return None
-    body = read_json(path)
-    if body.get("instance") != instance:
-        return None
-    if body.get("machine") != machine_id():
+    if not record.written_here:
         raise ElsewhereError(
-            f"local server instance {instance!r} runs on {body.get('host')} and this task on "
+            f"local server instance {instance!r} runs on {record.host} and this task on "
             f"{socket.gethostname()}: with runtime local, a branch's tasks must run on the machine "
             "that provisioned its server (route them to one worker queue per machine), or use "
             "runtime aws, whose servers every worker reaches"
         )
-    return body
+    return record.state
 
 
 @dataclass(frozen=True)

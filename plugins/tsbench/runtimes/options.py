@@ -13,6 +13,9 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from tsbench.results.workspace import is_remote
+from tsbench.runtimes.secret_key import SECRET_KEY_ENV, deployment_key
+
 VolumeType = Literal["gp2", "gp3", "io1", "io2", "st1", "sc1", "standard"]
 IOPS_RANGE = {"gp3": (3_000, 80_000), "io1": (100, 64_000), "io2": (100, 256_000)}
 THROUGHPUT_RANGE = {"gp3": (125, 2_000)}
@@ -92,7 +95,7 @@ class AwsOptions(BaseModel):
             problems.append(("runtime", "runtime aws runs Terraform, and no terraform is on PATH"))
         if self.backend_config and not os.path.isfile(self.backend_config):
             problems.append(("aws.backend_config", f"no file {self.backend_config}"))
-        if os.environ.get("TSBENCH_RUN_STORE", "").startswith("s3://"):  # workers that share no disk
+        if is_remote(os.environ.get("TSBENCH_RUN_STORE", "")):  # workers that share no disk
             problems += self._shared_deployment_problems()
         return problems
 
@@ -109,12 +112,12 @@ class AwsOptions(BaseModel):
                     "state (a file every worker has)",
                 )
             )
-        if not os.environ.get("TSBENCH_SECRET_KEY"):
+        if deployment_key() is None:
             problems.append(
                 (
                     "runtime",
                     "the run store is shared (TSBENCH_RUN_STORE=s3://…): every worker needs the same "
-                    "deployment key TSBENCH_SECRET_KEY to reach a host another worker provisioned",
+                    f"deployment key {SECRET_KEY_ENV} to reach a host another worker provisioned",
                 )
             )
         return problems

@@ -13,8 +13,10 @@ import hashlib
 import hmac
 import os
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from tsbench.runtimes.container_spec import ContainerSpec, secret_values
+if TYPE_CHECKING:  # a leaf module: the run options (runtimes.options) read the key too
+    from tsbench.runtimes.container_spec import ContainerSpec
 
 SECRET_KEY_ENV = "TSBENCH_SECRET_KEY"
 
@@ -36,6 +38,8 @@ def instance_secret_values(
     """Values of the spec's secret variables for ``instance``: from ``source`` (the orchestrator's
     environment) where it has them, else derived from the deployment key, else random. Returns
     ``(values, names not from source)``; only random ones need keeping."""
+    from tsbench.runtimes.container_spec import secret_values
+
     key = deployment_key()
     if key is None:
         return secret_values(spec, source)
