@@ -25,9 +25,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def comparison_dag(work: Path, **environment: str) -> Any:
-    """The comparison DAG for ``dag.test()`` with Airflow's home and the run folders under ``work``
-    (``environment`` adds or overrides variables, e.g. the state root), its metadata DB migrated."""
+def comparison_dag(work: Path, dag_id: str = "tsbench_comparison", **environment: str) -> Any:
+    """The comparison DAG ``dag_id`` (or a study's, ``tsbench_study_<name>``) for ``dag.test()``
+    with Airflow's home and the run folders under ``work`` (``environment`` adds or overrides
+    variables, e.g. the state root), its metadata DB migrated."""
     os.environ.update(
         AIRFLOW_HOME=str(work / "airflow"),
         AIRFLOW__CORE__DAGS_FOLDER=str(ROOT / "dags"),
@@ -41,7 +42,7 @@ def comparison_dag(work: Path, **environment: str) -> Any:
     subprocess.run([str(airflow), "db", "migrate"], check=True, capture_output=True)
     from airflow.dag_processing.dagbag import DagBag
 
-    return DagBag(dag_folder=str(ROOT / "dags")).get_dag("tsbench_comparison")
+    return DagBag(dag_folder=str(ROOT / "dags")).get_dag(dag_id)
 
 
 def measured_work(folder: Path, scale: int) -> dict[str, Any]:

@@ -52,7 +52,8 @@ apt_update_once() {
 }
 
 # apt_install PKG[=VERSION]... : install the missing Debian packages,
-# non-interactively (an already installed package is left as it is).
+# non-interactively (an already installed package is left as it is). A concurrent install (a build
+# in the background) holds dpkg's lock: wait for it (up to 15 min) instead of failing.
 apt_install() {
     local missing=() p
     for p in "$@"; do
@@ -63,13 +64,13 @@ apt_install() {
     fi
     apt_update_once
     log "apt-get install ${missing[*]}"
-    if ! as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+    if ! as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=900 \
         --no-install-recommends "${missing[@]}" >&2; then
         # The once-per-machine index may be stale (superseded versions 404): refresh once.
         log "apt-get install failed; refreshing the package index and retrying"
         as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
         touch "$TSBENCH_OPT/.apt-updated"
-        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=900 \
             --no-install-recommends "${missing[@]}" >&2
     fi
 }

@@ -58,6 +58,13 @@ LONGEST_FIRST = (
     "tests/unit/test_cli.py",  # ~30
 )
 
+# Scopes that wait for a server scripts/test.sh builds in the background (≈ 30 min for GridDB on a
+# fresh machine): handed out last, so the build runs while every other test does.
+BUILT_IN_THE_BACKGROUND = (
+    "tests/integration/test_influxdb_v2.py",
+    "tests/integration/test_griddb_server.py",
+)
+
 
 def scope_of(nodeid: str) -> str:
     """The xdist scope of a test: its ``SHARED_FOLDERS`` folder, else its module."""
@@ -66,9 +73,11 @@ def scope_of(nodeid: str) -> str:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """``LONGEST_FIRST`` scopes first; file order otherwise (the sort is stable)."""
+    """``LONGEST_FIRST`` scopes first, ``BUILT_IN_THE_BACKGROUND`` last; file order otherwise (the
+    sort is stable)."""
     rank = {scope: position for position, scope in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(scope_of(item.nodeid), len(rank)))
+    last = {scope: len(rank) + 1 + position for position, scope in enumerate(BUILT_IN_THE_BACKGROUND)}
+    items.sort(key=lambda item: rank.get(scope_of(item.nodeid), last.get(scope_of(item.nodeid), len(rank))))
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:

@@ -7,6 +7,8 @@ to the ``small_dataset`` use case; ``load_all`` and ``check_all_queries`` are th
 
 from __future__ import annotations
 
+import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -14,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tsbench.runner import TargetPhases
 from tsbench.runtimes.local import LocalRuntime, LocalServer
 from tsbench.targets.base import Target
 from tsbench.targets.registry import load_target
@@ -53,6 +56,24 @@ def serve(runtime: LocalRuntime) -> Callable:
         return serving(runtime, name, dataset)
 
     return factory
+
+
+def killed_during_load(runtime: LocalRuntime, run_dir: Path, name: str) -> TargetPhases:
+    """Run target ``name``'s phases in ``run_dir`` (a prepared run) on a thread and SIGKILL its
+    server one second into the load: the branch must report failure. Returns its phases (their
+    folder holds ``error.json`` and ``teardown.json``)."""
+    victim = TargetPhases(run_dir, name, runtime)
+    outcome: dict[str, bool] = {}
+    worker = threading.Thread(target=lambda: outcome.setdefault("ok", victim.run_all()))
+    worker.start()
+    deadline = time.time() + 180
+    while not (victim.dir / "prepare.json").exists() and time.time() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.0)
+    runtime.attach(victim.instance).kill()
+    worker.join(300)
+    assert outcome == {"ok": False}
+    return victim
 
 
 def load_all(target: Target, dataset: Dataset, batch_rows: int = 5_000) -> int:

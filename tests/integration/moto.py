@@ -20,7 +20,7 @@ from typing import Any
 import boto3
 import pytest
 
-from tsbench.runtimes.local import free_port, port_open
+from tsbench.runtimes.ports import free_port, port_open
 
 REGION = "us-east-1"
 FAKE_CREDENTIALS = {

@@ -19,9 +19,10 @@ from pathlib import Path
 
 import pytest
 import requests
+from builds import wait_for_build
 from conftest import check_all_queries, load_all
 
-from tsbench.runtimes.local import free_port
+from tsbench.runtimes.ports import free_port
 from tsbench.targets.base import Endpoint, TargetError
 from tsbench.targets.influxdb.container import (
     ADMIN,
@@ -37,31 +38,13 @@ from tsbench.workload.query_types import QUERY_TYPES
 
 pytestmark = pytest.mark.integration
 INFLUXD2 = os.environ.get("TSBENCH_INFLUXD2", "")
-# scripts/test.sh builds influxd in the background (≈ 8 min on a fresh machine) while other tests run;
-# it writes the build's exit status here when done.
-BUILD_STATUS = os.environ.get("TSBENCH_INFLUXD2_BUILD_STATUS", "")
-BUILD_WAIT_S = 3600
 SPEC = CONTAINERS["2.7"]
-
-
-def _wait_for_the_build() -> None:
-    status = Path(BUILD_STATUS)
-    deadline = time.monotonic() + BUILD_WAIT_S
-    while not status.is_file():
-        if time.monotonic() > deadline:
-            pytest.fail(f"the influxd 2.7 build did not finish within {BUILD_WAIT_S} s")
-        time.sleep(5)
-    code = status.read_text().strip()
-    if code != "0":
-        log = status.with_suffix(".log")
-        tail = "\n".join(log.read_text(errors="replace").splitlines()[-30:]) if log.is_file() else ""
-        pytest.fail(f"scripts/install_influxdb2.sh failed (exit {code}):\n{tail}")
 
 
 @pytest.fixture(scope="module")
 def influxd2(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Endpoint]:
-    if BUILD_STATUS:
-        _wait_for_the_build()
+    # scripts/test.sh builds influxd in the background (≈ 8 min on a fresh machine).
+    wait_for_build("TSBENCH_INFLUXD2_BUILD_STATUS", "influxd 2.7 (install_v2.sh)")
     if not (INFLUXD2 and os.access(INFLUXD2, os.X_OK)):
         pytest.skip("TSBENCH_INFLUXD2 does not name an influxd 2.7 binary")
     home = tmp_path_factory.mktemp("influxd2")

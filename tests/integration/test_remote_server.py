@@ -22,7 +22,8 @@ from tsbench.comparison import parse_comparison, scale_dir
 from tsbench.run_setup import prepare_run
 from tsbench.runner import TargetPhases
 from tsbench.runtimes.disk import allocated_bytes
-from tsbench.runtimes.local import LocalRuntime, free_port
+from tsbench.runtimes.local import LocalRuntime
+from tsbench.runtimes.ports import free_port
 from tsbench.runtimes.remote import AgentClient, RemoteServer
 from tsbench.targets.base import Target, TargetError
 from tsbench.targets.registry import load_target

@@ -6,12 +6,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import killed_during_load
 
 from tsbench.comparison import parse_comparison, scale_dir
 from tsbench.results.files import read_json
@@ -110,17 +109,7 @@ def test_a_killed_server_fails_only_its_target(
     )[0]
     run_dir = scale_dir(tmp_path / "fault", 100)
     prepare_run(spec, run_dir, dataset_cache)
-    victim = TargetPhases(run_dir, "postgres", runtime)
-    outcome: dict[str, bool] = {}
-    worker = threading.Thread(target=lambda: outcome.setdefault("ok", victim.run_all()))
-    worker.start()
-    deadline = time.time() + 120
-    while not (victim.dir / "prepare.json").exists() and time.time() < deadline:
-        time.sleep(0.05)
-    time.sleep(1.0)
-    runtime.attach(victim.instance).kill()
-    worker.join(300)
-    assert outcome == {"ok": False}
+    victim = killed_during_load(runtime, run_dir, "postgres")
     error = read_json(victim.dir / "error.json")
     assert error["failed_phase"] == "load"
     assert "load into postgres" in error["error"] and "failed" in error["error"]

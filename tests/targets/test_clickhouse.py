@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 import pytest
 
 from tsbench.runtimes.cloud_install import render_install_script
-from tsbench.runtimes.local import free_port
+from tsbench.runtimes.ports import free_port
 from tsbench.spec import DatasetSpec
 from tsbench.targets.base import Endpoint, Target, TargetError
 from tsbench.targets.clickhouse import dialect

@@ -11,9 +11,12 @@ What is not: TQL execution by a GridDB server (Docker/cloud runs only).
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import socket
 import subprocess
+import tarfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -616,16 +619,22 @@ def test_the_version_is_the_definitions() -> None:
     from tsbench.targets.griddb.container import CONTAINERS
     from tsbench.targets.griddb.definition import DEFINITION
 
-    assert DEFINITION.version == "5.6.0" and DEFINITION.main_job == 0
-    assert [spec.image for spec in CONTAINERS.values()] == ["griddb/griddb:5.6.0-jammy"]
+    assert DEFINITION.version == "5.9.0" and DEFINITION.main_job == 0
+    assert [spec.image for spec in CONTAINERS.values()] == ["griddb/griddb:5.9.0-jammy"]
     folder = Path(dialect.__file__).parent
-    for script in ("install.sh", "cloud_install.sh"):
+    pinned = {DEFINITION.version, *DEFINITION.install_env.values()}
+    for script in ("build.sh", "install_client.sh", "source_archive.sh", "cloud_install.sh"):
         text = (folder / script).read_text()
-        assert ': "${GRIDDB_VERSION:?' in text and DEFINITION.version not in text, script
-        assert DEFINITION.install_env["GRIDDB_DEB_SHA512"] not in text, script
+        assert not [value for value in pinned if value in text], script
     rendered = render_install_script(DEFINITION)
-    assert "\nexport GRIDDB_VERSION=5.6.0\n" in rendered
-    assert f"\nexport GRIDDB_DEB_SHA512={DEFINITION.install_env['GRIDDB_DEB_SHA512']}\n" in rendered
+    assert "\nexport GRIDDB_VERSION=5.9.0\n" in rendered
+    assert f"\nexport GRIDDB_SOURCE_COMMIT={DEFINITION.install_env['GRIDDB_SOURCE_COMMIT']}\n" in rendered
+    # the commit is the vendored archive's (git archive records it in the pax header)
+    vendor = os.environ.get("TSBENCH_VENDOR") or Path(__file__).resolve().parents[3] / "shared" / "vendor"
+    archive = Path(vendor) / DEFINITION.install_env["GRIDDB_SOURCE_ARCHIVE"]
+    with tarfile.open(archive) as source:
+        assert source.pax_headers["comment"] == DEFINITION.install_env["GRIDDB_SOURCE_COMMIT"]
+    assert hashlib.sha256(archive.read_bytes()).hexdigest() == DEFINITION.install_env["GRIDDB_SOURCE_SHA256"]
 
 
 def test_tags_collection_rows_are_the_datasets_tags(small_dataset: Dataset, java: Any) -> None:

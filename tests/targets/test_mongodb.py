@@ -35,7 +35,7 @@ from bson import json_util
 
 from tsbench.runtimes.cloud_install import render_install_script
 from tsbench.runtimes.definition import load_definition
-from tsbench.runtimes.local import free_port
+from tsbench.runtimes.ports import free_port
 from tsbench.spec import DatasetSpec
 from tsbench.targets.base import Endpoint, TargetError
 from tsbench.targets.mongodb import container as mongo_container

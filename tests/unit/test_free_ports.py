@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import socket
 
-from tsbench.runtimes.local import free_ports
+from tsbench.runtimes.ports import free_ports
 
 
 def test_ports_picked_together_are_distinct_and_free() -> None:

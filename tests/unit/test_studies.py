@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tsbench.runtimes.definition import main_job_targets
+from tsbench.runtimes.definition import local_targets
 from tsbench.spec import SpecError
 from tsbench.studies import all_studies, load_study
 
@@ -40,7 +40,7 @@ def test_every_size_expands_within_its_limits(study) -> None:
         assert all(spec.hot_runs >= 3 for spec in specs), (size, "3 hot passes: every query figure has a CV")
         if size == "small":
             assert {spec.runtime for spec in specs} == {"local"}
-            assert set(specs[0].targets) <= set(main_job_targets()), "small sizes use the local servers"
+            assert set(specs[0].targets) <= set(local_targets()), "small sizes use the local servers"
         else:
             assert {spec.runtime for spec in specs} == {"aws"}
 

@@ -54,7 +54,8 @@ def query_table(result: RunResult, pass_kind: str = "hot", figure: str = "qps") 
                 row.append("unsupported" if qtype in queries.unsupported else "–")
             else:
                 flag = " ✗" if stats.mismatches or stats.errors else ""
-                row.append(f"{getattr(stats, figure):,.1f}{flag}")
+                value = getattr(stats, figure)  # None when every query of the type failed
+                row.append(f"{value:,.1f}{flag}" if value is not None else f"–{flag}")
         rows.append(row)
     return tabulate(rows, [f"{pass_kind} {figure}", *names], tablefmt="github")
 

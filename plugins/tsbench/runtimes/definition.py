@@ -105,6 +105,9 @@ class ServerDefinition:
     # Position among the targets scripts/main.sh compares by default, which scripts/install_all.sh
     # installs up front (0: neither; the server's sources are not reachable from every machine).
     main_job: int = 0
+    # A local server built from source on first use (minutes, once per machine): runs locally like
+    # the main job's, but is not installed up front (0: a package, or nothing obtainable here).
+    local_build_minutes: int = 0
     server: str = ""
 
     @property
@@ -166,6 +169,15 @@ def main_job_targets() -> list[str]:
     found = (load_definition(name) for name in target_names())
     chosen = [definition for definition in found if definition is not None and definition.main_job]
     return [definition.name for definition in sorted(chosen, key=lambda definition: definition.main_job)]
+
+
+def local_targets() -> list[str]:
+    """Targets whose server runs as a local process here: the main job's, then those built from
+    source on first use (``local_build_minutes``)."""
+    from tsbench.targets.registry import target_names
+
+    built = [name for name in target_names() if (d := load_definition(name)) and d.local_build_minutes]
+    return [*main_job_targets(), *(name for name in built if name not in main_job_targets())]
 
 
 def main(argv: list[str]) -> int:

@@ -73,7 +73,8 @@ from tsbench.runtimes.docker_engine import (
 )
 from tsbench.runtimes.docker_server import DockerServer
 from tsbench.runtimes.handoff import ElsewhereError, read_shared_record, write_shared_record
-from tsbench.runtimes.local import free_ports, state_root
+from tsbench.runtimes.local import state_root
+from tsbench.runtimes.ports import free_ports
 from tsbench.runtimes.secret_key import deployment_key, derived_secret, instance_secret_values
 from tsbench.targets.base import Target, TargetError
 

@@ -20,11 +20,9 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import time
 from abc import ABC, abstractmethod
-from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -35,6 +33,8 @@ from tsbench.measure.resources import ProcessTreeProbe
 from tsbench.runtimes.definition import ServerDefinition
 from tsbench.runtimes.disk import allocated_bytes, drop_os_caches
 from tsbench.runtimes.handoff import ElsewhereError, read_record, write_record
+from tsbench.runtimes.listening import listening_sockets, require_loopback
+from tsbench.runtimes.ports import free_ports, port_open
 from tsbench.runtimes.process_env import server_environment
 from tsbench.targets.base import Endpoint, Target, TargetError
 
@@ -43,26 +43,6 @@ REPO = Path(__file__).resolve().parents[3]
 
 def state_root() -> Path:
     return Path(os.environ.get("TSBENCH_STATE") or "/var/tmp/tsbench")
-
-
-def free_port() -> int:
-    return free_ports(1)[0]
-
-
-def free_ports(count: int) -> list[int]:
-    """``count`` distinct free loopback ports: every probe stays bound until all are picked (two
-    probes bound and closed one after another may be handed the same port)."""
-    with ExitStack() as stack:
-        probes = [stack.enter_context(socket.socket()) for _ in range(count)]
-        for probe in probes:
-            probe.bind(("127.0.0.1", 0))
-        return [probe.getsockname()[1] for probe in probes]
-
-
-def port_open(port: int, host: str = "127.0.0.1", timeout_s: float = 0.2) -> bool:
-    with socket.socket() as probe:
-        probe.settimeout(timeout_s)
-        return probe.connect_ex((host, port)) == 0
 
 
 class ServerRecipe(ABC):
@@ -172,6 +152,7 @@ class LocalServer:
     recipe: ServerRecipe
     pid: int | None = None
     handoff: Path | None = None  # the run folder that also gets the record (``runtimes.handoff``)
+    listening: list[tuple[str, int]] | None = None  # (address, port) it listened on after its start
 
     @property
     def state_file(self) -> Path:
@@ -256,12 +237,21 @@ class LocalServer:
                 )
             if self.recipe.ready():
                 self.recipe.after_start()
+                self._require_loopback()
                 return time.perf_counter() - started
             time.sleep(0.1)
         self.stop()
         raise TargetError(
             f"{self.instance}: not ready after {self.recipe.start_timeout_s:.0f} s:\n{self.log_tail()}"
         )
+
+    def _require_loopback(self) -> None:
+        """Stop the server and raise when a socket it holds listens beyond loopback."""
+        try:
+            self.listening = require_loopback(self.instance, self.processes())
+        except TargetError:
+            self.stop()
+            raise
 
     def stop(self) -> float:
         """Stop gracefully (SIGKILL after the recipe's timeout); returns seconds taken."""
@@ -324,7 +314,12 @@ class LocalServer:
 
     def facts(self) -> dict[str, Any]:
         """The installed binary's version and the configuration written by the recipe."""
-        return {"server_binary": self.recipe.version(), "config": self.recipe.config_text()}
+        listening = listening_sockets(self.processes())
+        return {
+            "server_binary": self.recipe.version(),
+            "config": self.recipe.config_text(),
+            "listening": [f"{address}:{port}" for address, port in listening],
+        }
 
 
 class LocalRuntime:

@@ -15,7 +15,7 @@ import urllib.request
 from collections.abc import Mapping
 from typing import Any
 
-from tsbench.runtimes.local import port_open
+from tsbench.runtimes.ports import port_open
 from tsbench.targets.base import Endpoint, NotReadyError, TargetError
 
 

@@ -1,11 +1,12 @@
-"""The GridDB client: the official Java client (``com.github.griddb:gridstore``) in this process's JVM.
+"""The GridDB client: the official Java client of the server's release in this process's JVM.
 
-griddb_python 5.9 is pure Python over JPype and the Java client, but it imports the Arrow adapter
-jar ``gridstore-arrow`` when it is imported, and neither that artifact nor gridstore ≥ 5.7 is in
-the Maven Central our machines reach (gridstore 5.6.0 is). So tsbench does what griddb_python does
-underneath — JPype + the Java client — and moves whole columns through its own small Java class
-``tsbench.griddb.Bulk`` (``java/``, compiled by ``install_client.sh``): a batch
-crosses the language boundary as a few primitive arrays, never cell by cell.
+The client jar (``gridstore``) is built from the same pinned source archive as the server
+(``install_client.sh``), so client and server are one release. griddb_python 5.9 is pure Python over
+JPype and that client, but it imports the Arrow adapter jar ``gridstore-arrow`` when it is imported,
+which the Maven Central our machines reach lacks. So tsbench does what griddb_python does underneath
+— JPype + the Java client — and moves whole columns through its own small Java class
+``tsbench.griddb.Bulk`` (``java/``, compiled by ``install_client.sh``): a batch crosses the language
+boundary as a few primitive arrays, never cell by cell.
 
 The JVM is started once per process (JPype cannot restart it) with the two jars on its class path;
 ``TSBENCH_GRIDDB_JVM_OPTIONS`` adds JVM options (e.g. ``-Xmx8g`` for very large query results).
@@ -32,10 +33,10 @@ import pyarrow as pa
 
 from tsbench.targets.base import Endpoint, TargetError
 from tsbench.targets.griddb.combine import StepResult
+from tsbench.targets.griddb.definition import DEFINITION
 from tsbench.targets.griddb.layout import DOUBLE, LONG, STRING, TIME, Column, Layout
 from tsbench.targets.griddb.shape import Payload, StringColumn
 
-CLIENT_VERSION = "5.6.0"  # com.github.griddb:gridstore, the newest in the Maven Central we reach
 JAVA_SOURCE = Path(__file__).resolve().parent / "java" / "tsbench" / "griddb" / "Bulk.java"
 INSTALL_SCRIPT = Path(__file__).resolve().parent / "install_client.sh"
 
@@ -49,7 +50,8 @@ _JVM_LOCK = threading.Lock()
 
 
 def client_version() -> str:
-    return os.environ.get("GRIDDB_CLIENT_VERSION") or CLIENT_VERSION
+    """The Java client's version: the server's (both built from one source archive)."""
+    return DEFINITION.pinned_version()
 
 
 def opt_dir() -> Path:
@@ -73,7 +75,12 @@ def install() -> list[Path]:
     jars = classpath()
     if all(jar.is_file() for jar in jars):
         return jars
-    result = subprocess.run(["bash", str(INSTALL_SCRIPT)], capture_output=True, text=True)
+    result = subprocess.run(
+        ["bash", str(INSTALL_SCRIPT)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **DEFINITION.install_environment()},
+    )
     if result.returncode or not all(jar.is_file() for jar in jars):
         tail = "\n".join((result.stdout + result.stderr).splitlines()[-10:])
         raise TargetError(f"griddb: {INSTALL_SCRIPT.name} failed (exit {result.returncode}):\n{tail}")

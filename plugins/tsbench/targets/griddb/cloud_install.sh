@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GridDB CE's own steps on a fresh Debian 12 cloud VM (tsbench's cloud runtime). Not run as it is:
 # runtimes/cloud_install.py prepends the header rendered from definition.py (GRIDDB_VERSION,
-# GRIDDB_DEB_SHA512, tsbench_settings: the tuning table on this VM's cores and memory) and
+# GRIDDB_SOURCE_COMMIT, tsbench_settings: the tuning table on this VM's cores and memory) and
 # runtimes/cloud_lib.sh (log, die, apt_get, install_db_unit). Runs as root, from the benchmark host's
 # first-boot script (infra/modules/benchmark_host); safe to run again.
 #
@@ -15,12 +15,15 @@
 #                   network: it becomes transaction.publicServiceAddress and the client must use
 #                   connectionRoute=PUBLIC (endpoint extra "connection_route": "PUBLIC").
 #
-# Installs griddb_<version>_amd64.deb, the official release package (sha512 pinned, the file the image
-# griddb/griddb:<version>-jammy is built from), disables the package's own gridstore.service and runs the
-# node as user gsadm under systemd unit tsbench-db.service: a one-node cluster "tsbench" (fixed list
-# at the VM's primary address), GridDB's default ports on all interfaces: 10001 transaction (clients),
-# 10040 system (REST), 10010 cluster, 10020 sync, 20001 sql. After each start the unit joins the node
-# to its cluster (what gs_joincluster does); SIGTERM stops it (what gs_stopnode --rc sends).
+# Builds GridDB from the same source as the local recipe (build.sh): the pinned commit of
+# github.com/griddb/griddb (the commit the vendored archive was made from; git checks the content by
+# its hash), bootstrap + configure + make on the VM's cores, gsserver installed under
+# /opt/griddb-<version>. Runs the node as user gsadm under systemd unit tsbench-db.service: a one-node
+# cluster "tsbench" (fixed list at the VM's primary address), GridDB's default ports on all interfaces
+# (the client is on another machine; the VM's security group decides who may connect): 10001
+# transaction (clients), 10040 system (REST), 10010 cluster, 10020 sync, 20001 sql. After each start
+# the unit joins the node to its cluster (what gs_joincluster does); SIGTERM stops it (what
+# gs_stopnode --rc sends).
 set -euo pipefail
 
 : "${DATA_DIR:?DATA_DIR (data directory on the data volume) must be set}"
@@ -28,9 +31,9 @@ DB_PASSWORD="${DB_PASSWORD:-}"
 PUBLIC_ADDRESS="${PUBLIC_ADDRESS:-}"
 
 : "${GRIDDB_VERSION:?rendered from definition.py by runtimes/cloud_install.py}"
-DEB_SHA512="${GRIDDB_DEB_SHA512:?rendered from definition.py by runtimes/cloud_install.py}"
-DEB="griddb_${GRIDDB_VERSION}_amd64.deb"
-URL="https://github.com/griddb/griddb/releases/download/v$GRIDDB_VERSION/$DEB"
+: "${GRIDDB_SOURCE_COMMIT:?rendered from definition.py by runtimes/cloud_install.py}"
+REPOSITORY=https://github.com/griddb/griddb.git
+PREFIX="/opt/griddb-$GRIDDB_VERSION"
 GS_HOME=/var/lib/gridstore
 CLUSTER=tsbench
 SECRET=/etc/tsbench/griddb-admin.password
@@ -54,29 +57,36 @@ if [[ -z "$DB_PASSWORD" ]]; then
     DB_PASSWORD="admin"
 fi
 
-log "packages: curl, python3 (GridDB's gs_* tools), iproute2"
+log "packages: GridDB's build dependencies, git, curl, iproute2"
 apt_get update
-apt_get install --no-install-recommends curl ca-certificates python3 iproute2
+apt_get install --no-install-recommends autoconf automake libtool make g++ zlib1g-dev tcl ant \
+    uuid-dev openjdk-17-jdk-headless python3 git curl ca-certificates iproute2
 
-installed="$(dpkg-query -W -f='${Version}' griddb 2>/dev/null || true)"
-if [[ "$installed" != "$GRIDDB_VERSION"* ]]; then
-    log "GridDB $GRIDDB_VERSION package"
-    curl -fsSL --retry 5 -o "/tmp/$DEB" "$URL"
-    echo "$DEB_SHA512  /tmp/$DEB" | sha512sum -c --quiet - || die "sha512 mismatch for $URL"
-    apt_get install --no-install-recommends "/tmp/$DEB"
-    rm -f "/tmp/$DEB"
+if [[ ! -x "$PREFIX/bin/gsserver" ]]; then
+    log "GridDB $GRIDDB_VERSION from $REPOSITORY at $GRIDDB_SOURCE_COMMIT"
+    src=/var/tmp/griddb-src
+    rm -rf "$src" && git init -q "$src"
+    git -C "$src" fetch -q --depth 1 "$REPOSITORY" "$GRIDDB_SOURCE_COMMIT"
+    git -C "$src" checkout -q FETCH_HEAD
+    [[ "$(git -C "$src" rev-parse HEAD)" == "$GRIDDB_SOURCE_COMMIT" ]] || die "not the pinned commit"
+    (
+        cd "$src"
+        ./bootstrap.sh
+        ./configure
+        make -j"$(nproc)" || true # asks for ant's bin/gridstore-conf.jar too early; the next make ends
+        make
+    )
+    install -D -m 755 "$src/bin/gsserver" "$PREFIX/bin/gsserver"
+    rm -rf "$src"
 fi
-apt-mark hold griddb >/dev/null
-systemctl disable --now gridstore.service >/dev/null 2>&1 || true
-gsserver="$(command -v gsserver || find /usr -maxdepth 4 -type f -name gsserver -perm -u+x | head -n 1)"
-[[ -x "$gsserver" ]] || die "gsserver not found after installing $DEB"
+gsserver="$PREFIX/bin/gsserver"
+id gsadm >/dev/null 2>&1 || useradd --system --home-dir /var/lib/gridstore --shell /usr/sbin/nologin gsadm
 
 # The address the official image uses for its one-member fixed list: the first of `hostname -I`.
 address="$(hostname -I | awk '{print $1}')"
 [[ -n "$address" ]] || die "no IPv4 address on this VM"
 
 log "directories and configuration (node address $address)"
-id gsadm >/dev/null 2>&1 || die "user gsadm missing (the griddb package creates it)"
 install -d -o gsadm -g gsadm -m 0750 "$GS_HOME" "$GS_HOME/conf" "$GS_HOME/log" "$GS_HOME/backup" \
     "$GS_HOME/sync" "$GS_HOME/swap" "$DATA_DIR" "$DATA_DIR/data" "$DATA_DIR/txnlog"
 

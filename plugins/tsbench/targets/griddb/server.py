@@ -1,4 +1,4 @@
-"""GridDB CE (the official ``griddb`` Debian package) as a local process: one node, one cluster.
+"""GridDB CE (built from the pinned source: ``build.sh``) as a local process: one node, one cluster.
 
 GridDB's home (``GS_HOME``) is ``<home>/data``: ``conf/gs_node.json`` and ``conf/gs_cluster.json``
 (written by ``initialise``: every path absolute, every service on 127.0.0.1 on its allocated port),
@@ -12,9 +12,10 @@ background). Ready = ``GET /node/stat`` on the system port answers with recovery
 ``gs_joincluster -n 1`` does) and waits for ``clusterStatus`` MASTER and ``partitionStatus`` NORMAL.
 
 Version and ``dataStore``/``checkpoint`` tuning come from ``definition.py`` (one table for every
-runtime). Not run on our machines: the server package is published on GitHub releases only, which
-they cannot reach (``install.sh`` says so and stops). Everything here follows GridDB's documented
-configuration; it is exercised in Docker/cloud runs.
+runtime). Every service address is 127.0.0.1 in the configuration, but GridDB 5.9.0 binds every
+listening socket to the wildcard address regardless (``native/loopback_bind.c``), so the node runs
+with tsbench's loopback-bind library preloaded; the local runtime checks the sockets the process
+holds after each start.
 """
 
 from __future__ import annotations
@@ -24,9 +25,7 @@ import json
 import os
 import re
 import secrets
-import shutil
 import signal
-import subprocess
 import time
 from pathlib import Path
 from typing import Any, ClassVar
@@ -58,17 +57,42 @@ def tuning_sections() -> dict[str, dict[str, Any]]:
     return sections
 
 
+def build_prefix() -> Path:
+    """Where ``build.sh`` installs the pinned release (``bin/gsserver``, ``BUILD``)."""
+    return opt_dir() / f"griddb-{DEFINITION.pinned_version()}"
+
+
 def gsserver_binary() -> str:
-    """``gsserver`` from the package (its path recorded by the install script, else PATH)."""
-    recorded = opt_dir() / "griddb" / "gsserver.path"
-    if recorded.is_file():
-        path = recorded.read_text().strip()
-        if os.access(path, os.X_OK):
-            return path
-    found = shutil.which("gsserver")
-    if not found:
-        raise TargetError("griddb: gsserver is not installed; run targets/griddb/install.sh")
-    return found
+    """``gsserver`` of the pinned release, as ``build.sh`` installed it."""
+    binary = build_prefix() / "bin" / "gsserver"
+    if not (build_prefix() / "BUILD").is_file() or not os.access(binary, os.X_OK):
+        raise TargetError(
+            f"griddb: {binary} is not built; run scripts/install.sh griddb (builds GridDB "
+            f"{DEFINITION.pinned_version()} from its pinned source, ≈ 30 min once per machine)"
+        )
+    return str(binary)
+
+
+SHIM_SOURCE = Path(__file__).resolve().parent / "native" / "loopback_bind.c"
+
+
+def loopback_shim() -> Path:
+    """``install_shim.sh``'s library (named by its source's sha256), preloaded into the node:
+    GridDB binds every service to the wildcard address (``native/loopback_bind.c`` says why)."""
+    sha12 = hashlib.sha256(SHIM_SOURCE.read_bytes()).hexdigest()[:12]
+    library = build_prefix() / "lib" / f"tsbench-loopback-bind-{sha12}.so"
+    if not library.is_file():
+        raise TargetError(f"griddb: {library} is missing; run scripts/install.sh griddb")
+    return library
+
+
+def build_facts() -> dict[str, str]:
+    """``build.sh``'s record of the build (archive, sha256, when, how long, compiler)."""
+    record = build_prefix() / "BUILD"
+    if not record.is_file():
+        return {}
+    pairs = (line.split("=", 1) for line in record.read_text().splitlines() if "=" in line)
+    return {key: value for key, value in pairs}
 
 
 def password_digest(password: str) -> str:
@@ -176,6 +200,7 @@ class GridDBServer(ServerRecipe):
         env = server_environment()
         env["GS_HOME"] = str(self.gs_home)
         env["GS_LOG"] = str(self.gs_home / "log")
+        env["LD_PRELOAD"] = str(loopback_shim())
         return env
 
     def stat(self, timeout: float = 2.0) -> dict[str, Any]:
@@ -218,7 +243,6 @@ class GridDBServer(ServerRecipe):
         return [self.gs_home / "data", self.gs_home / "txnlog"]
 
     def version(self) -> str:
-        result = subprocess.run(
-            ["dpkg-query", "-W", "-f=${Version}", "griddb"], capture_output=True, text=True, check=False
-        )
-        return result.stdout.strip() or DEFINITION.pinned_version()
+        build = build_facts()
+        source = f" from {build['archive']} (sha256 {build['sha256'][:12]}…)" if build else ""
+        return f"GridDB CE {DEFINITION.pinned_version()} built{source}"

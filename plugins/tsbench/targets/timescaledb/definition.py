@@ -18,7 +18,12 @@ DEFINITION = ServerDefinition(
         # max_worker_processes, as TimescaleDB asks
         "timescaledb.max_background_workers": "8",
     },
-    install_env={"PG_MAJOR": PG_MAJOR},
+    # The full edition's source (build_tsl.sh): the upstream release archive with tsl/ and its sha256.
+    install_env={
+        "PG_MAJOR": PG_MAJOR,
+        "TIMESCALEDB_TSL_ARCHIVE": "timescaledb-2.19.3.tar.gz",
+        "TIMESCALEDB_TSL_SHA256": "70f0807d121cd9ec3828d3e8bed7ea0cdff47f50fab090406e22f49e4ced6cef",
+    },
     # its packages and extension as hooks, then PostgreSQL's steps
     cloud_steps=("timescaledb/cloud_install.sh", "postgres/cloud_install.sh"),
     main_job=2,
