@@ -100,6 +100,15 @@ def print_ratios(figures: dict, scales: list[int], targets: list[str]) -> None:
                 theirs = published.get((metric, f"griddb/{other}", scale))
                 shown = f"{theirs:8.2f}" if theirs is not None else "       –"
                 print(f"  {scale:>6} hosts  griddb/{other:<12} {metric:<22} {mine} | {shown}")
+    if {"timescaledb", "timescaledb_tsl"} <= set(targets):
+        print("\nTimescaleDB editions: full ÷ Apache-2, interleaved (both uncompressed)")
+        for scale in scales:
+            for metric in ("load_rows_per_s", "footprint_bytes", *TYPES):
+                pair = [
+                    figures.get((metric, t, scale, "interleaved")) for t in ("timescaledb_tsl", "timescaledb")
+                ]
+                if all(pair):
+                    print(f"  {scale:>6} hosts  {metric:<22} {pair[0] / pair[1]:8.3f}")
     print("\ningestion order: per-host-runs ÷ interleaved, median load rows/s")
     for scale in scales:
         for target in targets:
@@ -115,7 +124,7 @@ def print_ratios(figures: dict, scales: list[int], targets: list[str]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--targets", default="griddb,questdb,timescaledb")
+    parser.add_argument("--targets", default="griddb,questdb,timescaledb,timescaledb_tsl")
     parser.add_argument("--scales", default="100,1000")
     parser.add_argument("--duration", default="1d")
     parser.add_argument("--trials", type=int, default=3)

@@ -58,6 +58,7 @@ class PostgresRecipe(ServerRecipe):
     name = "postgres"
     definition: ClassVar[ServerDefinition] = DEFINITION
     port_roles = ("pg",)
+    pg_bin: ClassVar[Path] = PG_BIN  # the PostgreSQL installation's binaries (a private copy: TSL)
     run_as = SUPERUSER
     stop_signal = signal.SIGINT  # fast shutdown
     start_timeout_s = 120.0
@@ -96,7 +97,7 @@ class PostgresRecipe(ServerRecipe):
         if not (self.data_dir / "PG_VERSION").is_file():
             run_as_postgres(
                 [
-                    str(PG_BIN / "initdb"),
+                    str(self.pg_bin / "initdb"),
                     "-D",
                     str(self.data_dir),
                     "-U",
@@ -121,7 +122,7 @@ class PostgresRecipe(ServerRecipe):
 
     def command(self) -> list[str]:
         return [
-            str(PG_BIN / "postgres"),
+            str(self.pg_bin / "postgres"),
             "-D",
             str(self.data_dir),
             "-p",
@@ -176,5 +177,5 @@ class PostgresRecipe(ServerRecipe):
         return [self.data_dir]  # pg_wal lives inside it
 
     def version(self) -> str:
-        result = subprocess.run([str(PG_BIN / "postgres"), "--version"], capture_output=True, text=True)
+        result = subprocess.run([str(self.pg_bin / "postgres"), "--version"], capture_output=True, text=True)
         return result.stdout.strip() or f"PostgreSQL {PG_MAJOR} (version unknown: {result.stderr.strip()})"

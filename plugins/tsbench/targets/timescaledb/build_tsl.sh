@@ -17,7 +17,7 @@
 #   the opt root may sit in a private home; TSBENCH_SYSTEM_OPT overrides /opt/tsbench)
 #
 # Prints the prefix. Idempotent (BUILD present = done); one build at a time (flock); ≈ 100 s on 2
-# cores. Run by the timescaledb target's install.sh when the edition is tsl.
+# cores. The local install recipe of the timescaledb_tsl target (its install.sh links here).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../../../.." && pwd)"

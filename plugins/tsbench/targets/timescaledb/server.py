@@ -9,7 +9,7 @@ import subprocess
 from typing import ClassVar
 
 from tsbench.runtimes.definition import ServerDefinition
-from tsbench.targets.postgres.server import PG_BIN, TUNING, PostgresRecipe
+from tsbench.targets.postgres.server import TUNING, PostgresRecipe
 from tsbench.targets.timescaledb.definition import DEFINITION
 
 
@@ -21,8 +21,11 @@ class TimescaleRecipe(PostgresRecipe):
         key: value for key, value in DEFINITION.settings().items() if key not in TUNING
     }
 
+    edition: ClassVar[str] = "Apache-2 edition"
+
     def version(self) -> str:
-        sharedir = subprocess.run([str(PG_BIN / "pg_config"), "--sharedir"], capture_output=True, text=True)
+        pg_config = str(self.pg_bin / "pg_config")
+        sharedir = subprocess.run([pg_config, "--sharedir"], capture_output=True, text=True)
         control = f"{sharedir.stdout.strip()}/extension/timescaledb.control"
         try:
             with open(control) as handle:
@@ -30,4 +33,4 @@ class TimescaleRecipe(PostgresRecipe):
         except OSError:
             found = None
         extension = found.group(1) if found else "not installed"
-        return f"TimescaleDB {extension} (Apache-2 edition) on {super().version()}"
+        return f"TimescaleDB {extension} ({self.edition}) on {super().version()}"

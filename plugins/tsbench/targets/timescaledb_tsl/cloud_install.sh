@@ -1,0 +1,1 @@
+../timescaledb/cloud_install.sh

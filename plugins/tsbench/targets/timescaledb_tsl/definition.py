@@ -1,0 +1,22 @@
+"""TimescaleDB's full edition: the timescaledb target's definition (same pin, tuning and cloud
+steps; ``server="timescaledb"``: its recipes and TIMESCALEDB_VERSION) with the Timescale License
+turned on and ``build_tsl.sh`` as the local install recipe (the full edition built from the pinned
+source into a PostgreSQL prefix of its own, beside the Apache-2 edition)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from tsbench.targets.timescaledb.definition import DEFINITION as TIMESCALEDB
+
+DEFINITION = replace(
+    TIMESCALEDB,
+    name="timescaledb_tsl",
+    server="timescaledb",
+    install="build_tsl.sh",
+    # The TSL features (native compression, continuous aggregates, policies) need the licence
+    # setting; the Apache-2 edition's default is 'apache'.
+    tuning={**TIMESCALEDB.tuning, "timescaledb.license": "timescale"},
+    main_job=0,
+    local_build_minutes=3,  # build_tsl.sh: ≈ 130 s on 2 cores
+)

@@ -1,0 +1,1 @@
+../timescaledb/build_tsl.sh

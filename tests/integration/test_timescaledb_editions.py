@@ -1,0 +1,69 @@
+"""TimescaleDB's two editions on one machine at once: the Apache-2 edition (Debian's PostgreSQL, the
+``timescaledb`` target) and the full edition (its own PostgreSQL copy, ``timescaledb_tsl``, built by
+``targets/timescaledb/build_tsl.sh`` on first use), both started by the local runtime. The full
+edition compresses every chunk: the row counts and every query type's answers stay the oracle's and
+the hypertables shrink; the Apache-2 edition refuses compression."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+from conftest import check_all_queries, load_all
+
+from tsbench.runtimes.local import LocalServer
+from tsbench.targets.base import Target
+from tsbench.targets.timescaledb_tsl.server import tsl_prefix
+from tsbench.workload.dataset import Dataset
+from tsbench.workload.query_types import QUERY_TYPES
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def editions(serve, small_dataset: Dataset) -> Iterator[dict[str, tuple[LocalServer, Target]]]:
+    with serve("timescaledb", small_dataset) as apache, serve("timescaledb_tsl", small_dataset) as full:
+        yield {"apache": apache, "tsl": full}
+
+
+def test_both_editions_run_side_by_side_from_their_own_installations(editions: dict) -> None:
+    (apache_server, apache), (tsl_server, tsl) = editions["apache"], editions["tsl"]
+    assert apache_server.running() and tsl_server.running()
+    assert "(apache license)" in apache.version() and "(timescale license)" in tsl.version()
+    assert all(target.version().startswith("TimescaleDB 2.19.3") for target in (apache, tsl))
+    assert "Apache-2 edition" in apache_server.recipe.version()
+    assert "Timescale License" in tsl_server.recipe.version()
+    assert apache_server.recipe.pg_bin != tsl_server.recipe.pg_bin
+    assert tsl_server.recipe.pg_bin.is_relative_to(tsl_prefix())
+    assert (tsl_prefix() / "BUILD").is_file()
+
+
+def test_compression_keeps_every_row_and_answer_and_shrinks_the_data(
+    editions: dict, small_dataset: Dataset
+) -> None:
+    _, tsl = editions["tsl"]
+    assert load_all(tsl, small_dataset) == small_dataset.rows["cpu"]
+    done = tsl.compress()
+    assert done.chunks >= 2 and done.seconds > 0
+    assert done.bytes_after < done.bytes_before / 2, done  # columnar, segmented per host
+    assert tsl.row_count("cpu") == small_dataset.rows["cpu"]
+    with tsl.connect() as conn:
+        uncompressed = conn.execute(
+            "SELECT count(*) FROM timescaledb_information.chunks "
+            "WHERE hypertable_name = 'cpu' AND NOT is_compressed"
+        ).fetchone()[0]
+    assert uncompressed == 0
+    nonempty = check_all_queries(tsl, small_dataset)  # on compressed chunks
+    assert set(nonempty) == set(QUERY_TYPES)
+    # the footprint counts the compressed hypertable (WAL and tags beside it, as before)
+    parts = tsl.footprint().parts
+    assert sum(value for key, value in parts.items() if key.startswith("cpu.")) == done.bytes_after
+
+
+def test_the_apache_edition_refuses_compression(editions: dict, small_dataset: Dataset) -> None:
+    _, apache = editions["apache"]
+    load_all(apache, small_dataset)
+    with apache.connect() as conn, pytest.raises(psycopg.Error, match="apache"):
+        conn.execute("ALTER TABLE cpu SET (timescaledb.compress)")
+    assert apache.row_count("cpu") == small_dataset.rows["cpu"]
