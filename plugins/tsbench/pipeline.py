@@ -283,7 +283,8 @@ PHASE_SUMMARIES = {  # keyed by the runner's phases; their order is the runner's
     "apply (its output in this log), then wait until the host and database are ready.",
     "prepare": "Create fresh tables (drops what a previous attempt left); encode the load bodies.",
     "load": "Load the dataset with N workers; progress every 10 s; row counts checked.",
-    "settle": "Footprint right after load and after the settle period.",
+    "settle": "Footprint right after load; with compress_after_load, compression where the target can "
+    "(timed, footprint after it); the footprint after the settle period.",
     "cache_reset": "Restart the server and drop the OS page cache (recorded whether possible).",
     "queries": "Cold pass, then hot passes; every answer checked against the oracle.",
     "teardown": "Stop the server, remove its files (runtime aws: terraform destroy), give the machine "

@@ -17,6 +17,7 @@ import logging
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -207,14 +208,23 @@ class TargetPhases:
 
     def settle(self) -> dict[str, Any]:
         server = self.server()
+        compression = None
         with self.connect() as target:
             after_load = self._footprint(target, server)
+            if self.spec.compress_after_load and target.capabilities.compresses_after_load:
+                done = target.compress()
+                compression = records.CompressionFigures(
+                    **asdict(done), footprint=self._footprint(target, server)
+                )
             time.sleep(self.spec.settle_seconds)
             after_settle = self._footprint(target, server)
         return self.write(
             "footprint",
             records.FootprintPhase(
-                after_load=after_load, after_settle=after_settle, settle_seconds=self.spec.settle_seconds
+                after_load=after_load,
+                compression=compression,
+                after_settle=after_settle,
+                settle_seconds=self.spec.settle_seconds,
             ),
         )
 

@@ -301,6 +301,12 @@ class RunSpec(QuerySetSpec):
         3, ge=1, le=100, title="Hot passes", description="hot passes over the query set after the cold one"
     )
     settle_seconds: float = Field(0.0, ge=0, le=86_400, description="wait before the second footprint")
+    compress_after_load: bool = Field(
+        False,
+        description="compress the loaded data where the target can (TimescaleDB full edition: native "
+        "compression), timed in the settle phase with the footprint before and after; the queries then "
+        "run on compressed data. Targets that cannot load and query uncompressed, as always",
+    )
     runtime: TargetRuntime = Field(
         "local",
         description="where servers run: local processes on this machine, docker containers on a "
@@ -325,6 +331,11 @@ class RunSpec(QuerySetSpec):
         problems: list[tuple[str, str]] = []
         if self.runtime == "aws":
             problems += self.aws.problems_for_a_run()
+        if self.compress_after_load and not compressing_targets(self.targets):
+            able = ", ".join(compressing_targets(None)) or "(none)"
+            problems.append(
+                ("compress_after_load", f"none of the run's targets can compress after the load; {able} can")
+            )
         for name, flavour in self.docker.flavours.items():
             if name not in self.targets:
                 problems.append((f"docker.flavours.{name}", "not one of the run's targets"))
@@ -350,6 +361,14 @@ class RunSpec(QuerySetSpec):
         if len(set(value)) != len(value):
             raise ValueError("a target is listed twice")
         return value
+
+
+def compressing_targets(names: list[str] | None) -> list[str]:
+    """Those of ``names`` (every target: None) that can compress after the load."""
+    from tsbench.targets.registry import load_target, target_names
+
+    chosen = target_names() if names is None else names
+    return [name for name in chosen if load_target(name).capabilities.compresses_after_load]
 
 
 def container_flavours(target: str) -> list[str]:

@@ -15,7 +15,14 @@ import tsbench.report
 import tsbench.report.sections
 from tsbench.report import render
 from tsbench.report.sections.status import target_view
-from tsbench.results.model import CacheReset, LoadTrial, QueryStats, Resources, TargetResult
+from tsbench.results.model import (
+    CacheReset,
+    CompressionFigures,
+    LoadTrial,
+    QueryStats,
+    Resources,
+    TargetResult,
+)
 from tsbench.spec import RunSpec
 
 # Free-form content the views carry as recorded (dicts): the run's dataset facts (run.json),
@@ -76,7 +83,7 @@ def test_every_template_attribute_exists() -> None:
         for name, value in vars(cls).items()
         if callable(value) or isinstance(value, property)
     }
-    for record in (QueryStats, Resources, CacheReset, LoadTrial, RunSpec):
+    for record in (QueryStats, Resources, CacheReset, LoadTrial, CompressionFigures, RunSpec):
         known |= set(record.model_fields)
     known |= DATASET_KEYS | WIRE_KEYS | SAMPLE_KEYS | DIFF_ROW_KEYS | DICT_METHODS
     unknown = _template_attributes() - known

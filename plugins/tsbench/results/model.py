@@ -122,10 +122,25 @@ class FootprintFigures(Record):
     disk_bytes: Number | None = None
 
 
+class CompressionFigures(Record):
+    """Compression after the load (run option ``compress_after_load``): units compressed (chunks),
+    wall seconds of the step, the compressed data's bytes before and after (the database's own
+    accounting), how, and the whole footprint right after it."""
+
+    units: int = 0
+    seconds: Number = 0.0
+    bytes_before: Number = 0
+    bytes_after: Number = 0
+    note: str = ""
+    footprint: FootprintFigures | None = None
+
+
 class FootprintPhase(Record):
-    """``footprint.json`` (the settle phase): storage right after the load and after settling."""
+    """``footprint.json`` (the settle phase): storage right after the load, the compression where
+    the run asked for it and the target can, and storage after settling."""
 
     after_load: FootprintFigures | None = None
+    compression: CompressionFigures | None = None
     after_settle: FootprintFigures | None = None
     settle_seconds: Number | None = None
     wall_s: Number | None = None

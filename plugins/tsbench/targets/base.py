@@ -96,6 +96,19 @@ class Capabilities:
     unsupported: Mapping[str, str] = field(default_factory=dict)
     restartable: bool = True
     schema_note: str = ""
+    compresses_after_load: bool = False  # ``Target.compress`` works (run option compress_after_load)
+
+
+@dataclass(frozen=True)
+class Compression:
+    """What ``Target.compress`` did: units compressed (e.g. chunks), wall seconds of the whole step,
+    the compressed data's bytes before and after by the database's own accounting, and how."""
+
+    units: int
+    seconds: float
+    bytes_before: int
+    bytes_after: int
+    note: str = ""
 
 
 class Writer(Protocol):
@@ -238,6 +251,10 @@ class Target(ABC):
     def settings(self) -> dict[str, Any]:
         """Configuration and tuning facts worth printing in the report (no secrets)."""
         return {}
+
+    def compress(self) -> Compression:
+        """Compress the loaded data (targets whose ``capabilities.compresses_after_load``)."""
+        raise TargetError(f"{self.name} cannot compress after the load: {self.capabilities.compression}")
 
     def close(self) -> None:  # noqa: B027 - an optional hook
         """Release connections held by the target object itself."""

@@ -11,6 +11,7 @@ from tsbench.report.sections.load import LoadRow
 from tsbench.report.sections.status import TargetView
 from tsbench.results.model import (
     CacheReset,
+    CompressionFigures,
     FootprintFigures,
     FootprintPhase,
     Number,
@@ -36,6 +37,7 @@ class FootprintRow:
     reason: str
     db_smallest: bool = False
     disk_smallest: bool = False
+    compression: CompressionFigures | None = None  # after the load, where the run asked for it
 
     def stored(self, kind: str) -> Number | None:
         """``kind`` = db | disk: bytes after settle, else after load."""
@@ -88,6 +90,7 @@ def _footprint_row(target: TargetView, footprint: FootprintPhase) -> FootprintRo
         note=shown.note,
         missing=not footprint.to_json(),
         reason=target.problem or "no footprint figures",
+        compression=footprint.compression,
     )
 
 

@@ -6,26 +6,16 @@ compression (``compress``: every chunk of every hypertable, segmented by ``tags_
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
+from tsbench.targets.base import Compression
 from tsbench.targets.postgres.target import TAGS_TABLE
 from tsbench.targets.timescaledb.target import TimescaleTarget
 from tsbench.targets.timescaledb_tsl.server import TimescaleTslRecipe
 
 SEGMENT_BY = "tags_id"
 ORDER_BY = "time DESC"
-
-
-@dataclass(frozen=True)
-class Compression:
-    """What ``compress`` did: chunks compressed, seconds (wall, the whole step), and the
-    hypertables' bytes before and after (``hypertable_size``, summed)."""
-
-    chunks: int
-    seconds: float
-    bytes_before: int
-    bytes_after: int
 
 
 class TimescaleTslTarget(TimescaleTarget):
@@ -38,6 +28,7 @@ class TimescaleTslTarget(TimescaleTarget):
             "native columnar compression (Timescale License): available; chunks stay uncompressed "
             "unless compressed after the load (segment by tags_id, order by time DESC)"
         ),
+        compresses_after_load=True,
     )
 
     @staticmethod
@@ -55,7 +46,8 @@ class TimescaleTslTarget(TimescaleTarget):
             )
 
     def compress(self) -> Compression:
-        """Enable compression on every hypertable and compress all its chunks (timed as one step)."""
+        """Enable compression on every hypertable and compress all its chunks (timed as one step,
+        with a CHECKPOINT); ``units`` = chunks compressed."""
         before = self._hypertable_bytes()
         started = time.perf_counter()
         chunks = 0
@@ -74,7 +66,8 @@ class TimescaleTslTarget(TimescaleTarget):
                 chunks += int(row[0]) if row else 0
             conn.execute("CHECKPOINT")
         seconds = time.perf_counter() - started
-        return Compression(chunks, seconds, before, self._hypertable_bytes())
+        note = f"compress_chunk on every chunk, segment by {SEGMENT_BY}, order by {ORDER_BY}; hypertable_size"
+        return Compression(chunks, seconds, before, self._hypertable_bytes(), note)
 
     def settings(self) -> dict[str, Any]:
         body = super().settings()
