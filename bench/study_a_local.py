@@ -43,24 +43,32 @@ def published_ratios() -> dict[tuple[str, str, int], float]:
     return ratios
 
 
-def measured(comparison: dict[str, Any]) -> dict[tuple[str, str, int, str], float]:
-    """``(metric or query type, target, scale, ingestion)`` → median load rows/s, footprint bytes
-    after load, or hot queries/s (only clean passes: no error, no wrong answer)."""
-    figures: dict[tuple[str, str, int, str], float] = {}
+def measured(comparison: dict[str, Any]) -> dict[tuple[str, str, tuple[int, int], str], float]:
+    """``(metric or query type, target, (scale, batch size), ingestion)`` → median load rows/s,
+    footprint bytes after load, or hot queries/s (only clean passes: no error, no wrong answer)."""
+    figures: dict[tuple[str, str, tuple[int, int], str], float] = {}
     for result in comparison["results"].values():
-        scale, ingestion = result["spec"]["scale"], result["spec"]["ingestion"]
+        spec = result["spec"]
+        where, ingestion = (spec["scale"], spec["batch_size"]), spec["ingestion"]
         for target, body in result["targets"].items():
+            said = f"  {target} at {where[0]} hosts, batch {where[1]}, {ingestion}:"
             if body.get("status") != "ok":
-                print(
-                    f"  {target} at {scale} hosts, {ingestion}: {body.get('status')} {body.get('error', '')}"
-                )
+                print(f"{said} {body.get('status')} {body.get('error', '')}")
                 continue
-            key = (target, scale, ingestion)
+            key = (target, where, ingestion)
             figures[("load_rows_per_s", *key)] = body["load"]["median_rows_per_s"]
             rates = [trial["rows_per_s"] for trial in body["load"]["trials"]]
             figures[("load_min", *key)], figures[("load_max", *key)] = min(rates), max(rates)
+            cpu = [trial.get("client_cpu_s_per_million_rows") or 0 for trial in body["load"]["trials"]]
+            figures[("client_cpu_s_per_m", *key)] = sorted(cpu)[len(cpu) // 2]
             figures[("footprint_bytes", *key)] = body["footprint"]["after_load"]["bytes"]
-            figures[("disk_bytes", *key)] = body["footprint"]["after_load"]["disk_bytes"]
+            compression = body["footprint"].get("compression")
+            if compression:
+                before, after = compression["bytes_before"], compression["bytes_after"]
+                print(
+                    f"{said} compressed {compression['units']} chunks in {compression['seconds']:.1f} s, "
+                    f"{before / 1e6:.1f} MB → {after / 1e6:.1f} MB (×{before / after:.1f})"
+                )
             for qtype in TYPES:
                 stats = body["queries"]["hot"].get(qtype) or {}
                 if stats.get("qps") and not stats.get("errors") and not stats.get("mismatches"):
@@ -68,57 +76,64 @@ def measured(comparison: dict[str, Any]) -> dict[tuple[str, str, int, str], floa
     return figures
 
 
-def print_tables(figures: dict, scales: list[int], targets: list[str]) -> None:
-    """Per scale and ingestion order: load, footprint and hot qps per target."""
-    for scale in scales:
+def _points(figures: dict) -> list[tuple[int, int]]:
+    return sorted({key[2] for key in figures})
+
+
+def print_tables(figures: dict, targets: list[str]) -> None:
+    """Per point (scale, batch size) and ingestion order: load, client CPU, footprint, hot qps."""
+    for where in _points(figures):
         for ingestion in ("interleaved", "per-host-runs"):
-            print(f"\n{scale} hosts, {ingestion}")
-            print(
-                f"  {'target':<12} {'rows/s (min–max)':>26} {'footprint MB':>13} "
-                + " ".join(f"{t:>20}" for t in TYPES)
-            )
+            print(f"\n{where[0]} hosts, batch {where[1]}, {ingestion}")
+            header = f"  {'target':<16} {'rows/s (min–max)':>26} {'CPU-s/M':>8} {'footprint MB':>13} "
+            print(header + " ".join(f"{t:>21}" for t in TYPES))
             for target in targets:
-                key = (target, scale, ingestion)
+                key = (target, where, ingestion)
                 if ("load_rows_per_s", *key) not in figures:
                     continue
                 low, high = figures[("load_min", *key)], figures[("load_max", *key)]
                 load = f"{figures[('load_rows_per_s', *key)]:,.0f} ({low:,.0f}–{high:,.0f})"
-                qps = " ".join(f"{figures.get((t, *key), float('nan')):>20.2f}" for t in TYPES)
-                print(f"  {target:<12} {load:>26} {figures[('footprint_bytes', *key)] / 1e6:>13.1f} {qps}")
+                qps = " ".join(f"{figures.get((t, *key), float('nan')):>21.2f}" for t in TYPES)
+                cpu, size = figures[("client_cpu_s_per_m", *key)], figures[("footprint_bytes", *key)]
+                print(f"  {target:<16} {load:>26} {cpu:>8.1f} {size / 1e6:>13.1f} {qps}")
 
 
-def print_ratios(figures: dict, scales: list[int], targets: list[str]) -> None:
-    """GridDB ÷ each other database, measured (interleaved) beside published; then per-host-runs ÷
-    interleaved load per database (the study: ≈ +10 % for GridDB)."""
+def _ratio(figures: dict, metric: str, pair: tuple[str, str], where: tuple[int, int], order: str) -> str:
+    values = [figures.get((metric, target, where, order)) for target in pair]
+    return f"{values[0] / values[1]:8.2f}" if all(values) else "       –"
+
+
+def print_ratios(figures: dict, targets: list[str]) -> None:
+    """GridDB ÷ each other database, measured (interleaved) beside published (same scale); the
+    TimescaleDB editions; per-host-runs ÷ interleaved load per database (the study: ≈ +10 % for
+    GridDB)."""
     published = published_ratios()
     print("\nratios, interleaved: measured here | published (study A, same scale)")
-    for scale in scales:
+    for where in _points(figures):
         for other in (t for t in targets if t != "griddb"):
             for metric in ("load_rows_per_s", *TYPES):
-                ours = [figures.get((metric, t, scale, "interleaved")) for t in ("griddb", other)]
-                mine = f"{ours[0] / ours[1]:8.2f}" if all(ours) else "       –"
-                theirs = published.get((metric, f"griddb/{other}", scale))
+                theirs = published.get((metric, f"griddb/{other}", where[0]))
                 shown = f"{theirs:8.2f}" if theirs is not None else "       –"
-                print(f"  {scale:>6} hosts  griddb/{other:<12} {metric:<22} {mine} | {shown}")
+                mine = _ratio(figures, metric, ("griddb", other), where, "interleaved")
+                print(
+                    f"  {where[0]:>6} hosts b{where[1]:<6} griddb/{other:<16} {metric:<22} {mine} | {shown}"
+                )
     if {"timescaledb", "timescaledb_tsl"} <= set(targets):
-        print("\nTimescaleDB editions: full ÷ Apache-2, interleaved (both uncompressed)")
-        for scale in scales:
+        print("\nTimescaleDB editions: full ÷ Apache-2, interleaved")
+        for where in _points(figures):
             for metric in ("load_rows_per_s", "footprint_bytes", *TYPES):
-                pair = [
-                    figures.get((metric, t, scale, "interleaved")) for t in ("timescaledb_tsl", "timescaledb")
-                ]
-                if all(pair):
-                    print(f"  {scale:>6} hosts  {metric:<22} {pair[0] / pair[1]:8.3f}")
+                mine = _ratio(figures, metric, ("timescaledb_tsl", "timescaledb"), where, "interleaved")
+                print(f"  {where[0]:>6} hosts b{where[1]:<6} {metric:<22} {mine}")
     print("\ningestion order: per-host-runs ÷ interleaved, median load rows/s")
-    for scale in scales:
+    for where in _points(figures):
         for target in targets:
             runs, mixed = (
-                figures.get(("load_rows_per_s", target, scale, o)) for o in ("per-host-runs", "interleaved")
+                figures.get(("load_rows_per_s", target, where, o)) for o in ("per-host-runs", "interleaved")
             )
             if runs and mixed:
                 print(
-                    f"  {scale:>6} hosts  {target:<12} {runs / mixed:6.3f}"
-                    f"  ({runs:,.0f} vs {mixed:,.0f} rows/s)"
+                    f"  {where[0]:>6} hosts b{where[1]:<6} {target:<16} {runs / mixed:6.3f}"
+                    f"  ({runs:,.0f} vs {mixed:,.0f})"
                 )
 
 
@@ -128,7 +143,13 @@ def main() -> None:
     parser.add_argument("--scales", default="100,1000")
     parser.add_argument("--duration", default="1d")
     parser.add_argument("--trials", type=int, default=3)
+    parser.add_argument(
+        "--batch-sizes", default="1000", help="e.g. 1000,10000 (the study: 1,000; 10,000 for GridDB)"
+    )
     parser.add_argument("--queries-per-type", type=int, default=5)
+    parser.add_argument(
+        "--compress", action="store_true", help="compress_after_load (targets that can: the full edition)"
+    )
     parser.add_argument("--json", type=Path, help="also write the measured figures here")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="tsbench-study-a-", dir="/var/tmp"))
@@ -144,6 +165,8 @@ def main() -> None:
         "duration": args.duration,
         "trials": [args.trials],
         "queries_per_type": args.queries_per_type,
+        "compress_after_load": args.compress,
+        "batch_size": [int(b) for b in args.batch_sizes.split(",")],
     }
     started = time.perf_counter()
     run = dag.test(run_conf=conf)
@@ -155,8 +178,8 @@ def main() -> None:
         f"{args.trials} trials, {args.queries_per_type} queries per type; report {folder}/report/report.html"
     )
     figures = measured(comparison)
-    print_tables(figures, scales, targets)
-    print_ratios(figures, scales, targets)
+    print_tables(figures, targets)
+    print_ratios(figures, targets)
     if args.json:
         args.json.write_text(json.dumps({" ".join(map(str, k)): v for k, v in figures.items()}, indent=1))
 
