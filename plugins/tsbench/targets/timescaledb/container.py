@@ -16,18 +16,19 @@ from tsbench.targets.timescaledb.definition import DEFINITION
 from tsbench.targets.timescaledb.server import TimescaleRecipe
 
 TIMESCALEDB_VERSION = DEFINITION.version
+IMAGE = f"timescale/timescaledb:{TIMESCALEDB_VERSION}-pg{PG_MAJOR}"
 
-CONTAINERS: dict[str, ContainerSpec] = {
-    f"{'.'.join(TIMESCALEDB_VERSION.split('.')[:2])}-pg{PG_MAJOR}": postgres_spec(
-        f"timescale/timescaledb:{TIMESCALEDB_VERSION}-pg{PG_MAJOR}",
-        TimescaleRecipe,
-        environment={"NO_TS_TUNE": "true", "TIMESCALEDB_TELEMETRY": "off"},
-        note=(
-            f"official image timescale/timescaledb:{TIMESCALEDB_VERSION}-pg{PG_MAJOR} (Alpine): the "
-            "TSL/Community edition with native compression and continuous aggregates — the local runtime "
-            f"builds the Apache-2 edition, which has neither; PostgreSQL {PG_MAJOR} minor as shipped in that "
-            "image; tuning "
-            "as the local recipe's"
-        ),
-    ),
-}
+
+def timescale_containers(recipe: type[TimescaleRecipe], note: str) -> dict[str, ContainerSpec]:
+    """The official image's one flavour (``<major.minor>-pg<PG major>``) tuned as ``recipe``."""
+    flavour = f"{'.'.join(TIMESCALEDB_VERSION.split('.')[:2])}-pg{PG_MAJOR}"
+    environment = {"NO_TS_TUNE": "true", "TIMESCALEDB_TELEMETRY": "off"}
+    return {flavour: postgres_spec(IMAGE, recipe, environment=environment, note=note)}
+
+
+CONTAINERS: dict[str, ContainerSpec] = timescale_containers(
+    TimescaleRecipe,
+    f"official image {IMAGE} (Alpine): the TSL/Community edition with native compression and continuous "
+    f"aggregates — the local runtime builds the Apache-2 edition, which has neither; PostgreSQL {PG_MAJOR} "
+    "minor as shipped in that image; tuning as the local recipe's",
+)

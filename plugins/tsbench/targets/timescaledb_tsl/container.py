@@ -5,21 +5,10 @@ timescaledb settings plus ``timescaledb.license = 'timescale'``)."""
 from __future__ import annotations
 
 from tsbench.runtimes.container_spec import ContainerSpec
-from tsbench.targets.postgres.container import postgres_spec
-from tsbench.targets.postgres.definition import PG_MAJOR
-from tsbench.targets.timescaledb_tsl.definition import DEFINITION
+from tsbench.targets.timescaledb.container import IMAGE, timescale_containers
 from tsbench.targets.timescaledb_tsl.server import TimescaleTslRecipe
 
-VERSION = DEFINITION.version
-
-CONTAINERS: dict[str, ContainerSpec] = {
-    f"{'.'.join(VERSION.split('.')[:2])}-pg{PG_MAJOR}": postgres_spec(
-        f"timescale/timescaledb:{VERSION}-pg{PG_MAJOR}",
-        TimescaleTslRecipe,
-        environment={"NO_TS_TUNE": "true", "TIMESCALEDB_TELEMETRY": "off"},
-        note=(
-            f"official image timescale/timescaledb:{VERSION}-pg{PG_MAJOR} (Alpine): the full edition, "
-            "licence 'timescale'; tuning as the local recipe's"
-        ),
-    ),
-}
+CONTAINERS: dict[str, ContainerSpec] = timescale_containers(
+    TimescaleTslRecipe,
+    f"official image {IMAGE} (Alpine): the full edition, licence 'timescale'; tuning as the local recipe's",
+)
