@@ -75,6 +75,26 @@ apt_install() {
     fi
 }
 
+# verified_archive NAME SHA256 URL WORKDIR : print the path of the pinned source archive NAME with its
+# sha256 checked. Taken from $TSBENCH_VENDOR (default ../shared/vendor beside the project root) or,
+# when that folder lacks it, downloaded into WORKDIR from URL (the same archive: the checksum must
+# match; an empty URL: fail, naming what is missing).
+verified_archive() {
+    local name="$1" sha256="$2" url="$3" workdir="$4" vendor archive
+    vendor="${TSBENCH_VENDOR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/../shared/vendor}"
+    archive="$vendor/$name"
+    if [[ ! -s "$archive" ]]; then
+        [[ -n "$url" ]] || die "no $archive, and no URL to fetch $name from"
+        archive="$workdir/$name"
+        log "curl $url"
+        curl -fsSL --retry 2 --connect-timeout 15 --max-time 900 -o "$archive" "$url" ||
+            die "cannot download $url (and $vendor has no $name)"
+    fi
+    echo "$sha256  $archive" | sha256sum -c --quiet - >&2 ||
+        die "sha256 mismatch: $archive is not the pinned source ($sha256)"
+    echo "$archive"
+}
+
 # port_open HOST PORT : true if a TCP connect to HOST:PORT succeeds now.
 port_open() {
     (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null

@@ -623,7 +623,7 @@ def test_the_version_is_the_definitions() -> None:
     assert [spec.image for spec in CONTAINERS.values()] == ["griddb/griddb:5.9.0-jammy"]
     folder = Path(dialect.__file__).parent
     pinned = {DEFINITION.version, *DEFINITION.install_env.values()}
-    for script in ("build.sh", "install_client.sh", "source_archive.sh", "cloud_install.sh"):
+    for script in ("build.sh", "install_client.sh", "cloud_install.sh"):
         text = (folder / script).read_text()
         assert not [value for value in pinned if value in text], script
     rendered = render_install_script(DEFINITION)

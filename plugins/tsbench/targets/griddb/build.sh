@@ -2,8 +2,8 @@
 # GridDB CE's server built from the pinned upstream source archive: the build part of
 # the local install recipe (install.sh), run once per machine (cached under the opt root).
 #
-#   source: $GRIDDB_SOURCE_ARCHIVE, sha256 checked (source_archive.sh: the vendor folder or
-#           $GRIDDB_SOURCE_URL)
+#   source: $GRIDDB_SOURCE_ARCHIVE, sha256 checked (scripts/lib.sh verified_archive: the vendor
+#           folder or $GRIDDB_SOURCE_URL)
 #   build:  ./bootstrap.sh && ./configure && make -j<cores> (niced), then a second `make`: the
 #           parallel make asks for bin/gridstore-conf.jar before ant has made it
 #   -> $TSBENCH_OPT/griddb-$GRIDDB_VERSION/bin/gsserver          (the server; libstdc++/libz only)
@@ -19,8 +19,9 @@ root="$(cd "$here/../../../.." && pwd)"
 # shellcheck source=scripts/lib.sh
 source "$root/scripts/lib.sh"
 : "${GRIDDB_VERSION:?from targets/griddb/definition.py: run scripts/install.sh griddb}"
-# shellcheck source=plugins/tsbench/targets/griddb/source_archive.sh
-source "$here/source_archive.sh"
+# The pinned source archive (definition.py): the vendor folder or $GRIDDB_SOURCE_URL, checked.
+: "${GRIDDB_SOURCE_ARCHIVE:?from targets/griddb/definition.py}"
+: "${GRIDDB_SOURCE_SHA256:?from targets/griddb/definition.py}"
 PREFIX="$TSBENCH_OPT/griddb-$GRIDDB_VERSION"
 
 if [[ -s "$PREFIX/BUILD" ]]; then
@@ -41,7 +42,8 @@ apt_install autoconf automake libtool make g++ zlib1g-dev tcl ant uuid-dev openj
 work="$TSBENCH_OPT/griddb-$GRIDDB_VERSION.build"
 if [[ ! -f "$work/EXTRACTED" ]]; then # else resume an interrupted build: make is incremental
     rm -rf "$work" && mkdir -p "$work"
-    archive="$(verified_griddb_archive "$work")"
+    archive="$(verified_archive "$GRIDDB_SOURCE_ARCHIVE" "$GRIDDB_SOURCE_SHA256" \
+        "${GRIDDB_SOURCE_URL:-}" "$work")"
     tar -xzf "$archive" -C "$work"
     rm -f "$work/$GRIDDB_SOURCE_ARCHIVE"
     touch "$work/EXTRACTED"

@@ -22,8 +22,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/../../../../scripts/lib.sh"
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 : "${GRIDDB_VERSION:?from targets/griddb/definition.py: run scripts/install.sh griddb}"
-# shellcheck source=plugins/tsbench/targets/griddb/source_archive.sh
-source "$here/source_archive.sh"
+# The pinned source archive (definition.py): the vendor folder or $GRIDDB_SOURCE_URL, checked.
+: "${GRIDDB_SOURCE_ARCHIVE:?from targets/griddb/definition.py}"
+: "${GRIDDB_SOURCE_SHA256:?from targets/griddb/definition.py}"
 SOURCE="$here/java/tsbench/griddb/Bulk.java"
 DEST_DIR="$TSBENCH_OPT/griddb-client"
 CLIENT_JAR="$DEST_DIR/gridstore-$GRIDDB_VERSION.jar"
@@ -47,7 +48,8 @@ build="$(mktemp -d)"
 trap 'rm -rf "$build"' EXIT
 
 if [[ ! -s "$CLIENT_JAR" ]]; then
-    archive="$(verified_griddb_archive "$build")"
+    archive="$(verified_archive "$GRIDDB_SOURCE_ARCHIVE" "$GRIDDB_SOURCE_SHA256" \
+        "${GRIDDB_SOURCE_URL:-}" "$build")"
     tar -xzf "$archive" -C "$build" --wildcards '*/java_client' '*/3rd_party/slf4j'
     client_src="$(find "$build" -mindepth 2 -maxdepth 2 -type d -name java_client | head -n 1)"
     [[ -n "$client_src" ]] || die "$GRIDDB_SOURCE_ARCHIVE holds no java_client/"

@@ -51,15 +51,8 @@ apt_install cmake gcc make libssl-dev
 
 work="$(mktemp -d "$TSBENCH_OPT/timescaledb-tsl.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
-archive="${TSBENCH_VENDOR:-$root/../shared/vendor}/$TIMESCALEDB_TSL_ARCHIVE"
-if [[ ! -s "$archive" ]]; then
-    [[ -n "${TIMESCALEDB_TSL_URL:-}" ]] || die "no $archive, and no TIMESCALEDB_TSL_URL to fetch it from"
-    archive="$work/$TIMESCALEDB_TSL_ARCHIVE"
-    curl -fsSL --retry 2 --connect-timeout 15 -o "$archive" "$TIMESCALEDB_TSL_URL" ||
-        die "cannot download $TIMESCALEDB_TSL_URL"
-fi
-echo "$TIMESCALEDB_TSL_SHA256  $archive" | sha256sum -c --quiet - ||
-    die "sha256 mismatch: $archive is not TimescaleDB $TIMESCALEDB_VERSION's pinned source"
+archive="$(verified_archive "$TIMESCALEDB_TSL_ARCHIVE" "$TIMESCALEDB_TSL_SHA256" \
+    "${TIMESCALEDB_TSL_URL:-}" "$work")"
 
 started=$(date +%s)
 stage="$PREFIX.part"
