@@ -134,6 +134,7 @@ unpause='^tsbench_(comparison|study_.+)$'
 airflow dags unpause --treat-dag-id-as-regex --yes "$unpause" > /dev/null
 
 start api-server airflow api-server --port "$api_port"
+warm_execution_api "http://127.0.0.1:$api_port" >> "$deploy/logs/api-server.log" 2>&1 &
 start scheduler airflow scheduler
 start dag-processor airflow dag-processor
 start triggerer airflow triggerer --skip-serve-logs

@@ -7,5 +7,8 @@ export AIRFLOW__CORE__DAGS_FOLDER="$_root/dags"
 export AIRFLOW__CORE__PLUGINS_FOLDER="$_root/plugins"
 export AIRFLOW__CORE__LOAD_EXAMPLES=False
 export AIRFLOW__CORE__UNIT_TEST_MODE=False
+# A task's calls to the execution API wait up to 30 s (Airflow's default: 5 s): a benchmark keeps
+# both cores of the machine busy on purpose, and the API server shares them.
+export AIRFLOW__WORKERS__EXECUTION_API_TIMEOUT="${AIRFLOW__WORKERS__EXECUTION_API_TIMEOUT:-30}"
 export PYTHONPATH="$_root/plugins${PYTHONPATH:+:$PYTHONPATH}"
 unset _root

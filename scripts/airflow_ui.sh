@@ -24,4 +24,7 @@ if [[ "${TSBENCH_NIGHTLY:-on}" != paused ]]; then
 fi
 airflow dags unpause --treat-dag-id-as-regex --yes "$unpause" >/dev/null
 export AIRFLOW__API__HOST="${AIRFLOW__API__HOST:-127.0.0.1}"  # loopback unless you say otherwise
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
+warm_execution_api "http://$AIRFLOW__API__HOST:${AIRFLOW__API__PORT:-8080}" > /dev/null 2>&1 &
 exec airflow standalone

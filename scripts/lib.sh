@@ -113,6 +113,27 @@ wait_for_port() {
     done
 }
 
+# warm_execution_api BASE_URL [TIMEOUT_SECONDS=600] : once the API server answers, send one request
+# into its task execution API. Airflow builds that API's versioned routes (Cadwyn) on the first
+# request it gets, on the server's event loop: 5 s of CPU on an idle 2-core machine, over 45 s on a
+# busy one, and nothing else is answered meanwhile. Unwarmed, the first task's start call timed out
+# (workers.execution_api_timeout) and the task failed before it ran. Meant to run in the background.
+warm_execution_api() {
+    local base="$1" timeout="${2:-600}" start
+    start=$(date +%s)
+    until http_ok "$base/api/v2/monitor/health" 5; do
+        (($(date +%s) - start < timeout)) || { log "API server at $base not up after ${timeout}s"; return 1; }
+        sleep 1
+    done
+    http_ok "$base/execution/health" "$timeout" || log "warming the execution API at $base failed"
+}
+
+# http_ok URL TIMEOUT_SECONDS : true if a GET of URL answers 2xx within the timeout.
+http_ok() {
+    python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=float(sys.argv[2]))' \
+        "$1" "$2" > /dev/null 2>&1
+}
+
 # wait_for_port_closed HOST PORT [TIMEOUT_SECONDS=30] : wait until nothing listens.
 wait_for_port_closed() {
     local host="$1" port="$2" timeout="${3:-30}" start

@@ -101,6 +101,14 @@ class AirflowDeployment:
         return "\n".join(lines)
 
 
+def _execution_api_warmed(deployment: AirflowDeployment) -> bool:
+    """The deployment's scripts sent their warm-up request into the task execution API (its first
+    request builds Cadwyn's versioned routes and blocks the API server for seconds; unwarmed, the
+    first task's start call timed out and failed a run in CI)."""
+    logs = [deployment.log_path, deployment.home / "celery" / "logs" / "api-server.log"]
+    return any("path=/execution/health" in log.read_text(errors="replace") for log in logs if log.is_file())
+
+
 def _wait_until_healthy(deployment: AirflowDeployment, process: subprocess.Popen) -> None:
     deadline = time.monotonic() + READY_TIMEOUT_S
     while time.monotonic() < deadline:
@@ -112,12 +120,16 @@ def _wait_until_healthy(deployment: AirflowDeployment, process: subprocess.Popen
             if (
                 health.get("scheduler", {}).get("status") == "healthy"
                 and (deployment.home / "simple_auth_manager_passwords.json.generated").is_file()
+                and _execution_api_warmed(deployment)
             ):
                 return
         except (requests.ConnectionError, requests.Timeout, ValueError):
             pass
         time.sleep(2)
-    raise AssertionError(f"Airflow not healthy after {READY_TIMEOUT_S} s; see {deployment.log_path}")
+    raise AssertionError(
+        f"Airflow not healthy (or its execution API never warmed) after {READY_TIMEOUT_S} s;"
+        f" see {deployment.log_path}"
+    )
 
 
 def _stragglers(home: Path) -> list[psutil.Process]:
