@@ -22,13 +22,18 @@ if [[ ! -x "$venv/bin/python" ]]; then
         apt_install python3-venv
         "$python" -m venv "$venv"
     fi
-    "$venv/bin/pip" install -q --upgrade pip
+fi
+# uv installs the pinned requirements in ~12 s where pip took 2–3 minutes (CI's fresh clone);
+# modules are compiled to bytecode when first imported, not all of them up front.
+uv_version=0.13.9
+if [[ "$("$venv/bin/uv" --version 2>/dev/null)" != "uv $uv_version"* ]]; then
+    "$venv/bin/pip" install -q "uv==$uv_version"
 fi
 want="$(sha256sum "$root/requirements.txt" | cut -d' ' -f1)"
 stamp="$venv/.requirements.sha256"
 if [[ "$(cat "$stamp" 2>/dev/null)" != "$want" ]]; then
-    log "pip install -r requirements.txt into $venv"
-    "$venv/bin/pip" install -q -r "$root/requirements.txt"
+    log "uv pip install -r requirements.txt into $venv"
+    "$venv/bin/uv" pip install -q --python "$venv/bin/python" -r "$root/requirements.txt"
     echo "$want" > "$stamp"
 fi
 log "python ready: $venv ($("$venv/bin/python" --version))"
