@@ -91,3 +91,39 @@ def test_bootstrap_finds_the_volume_by_its_id_and_starts_the_agent_as_specified(
         " --unit tsbench-db.service --data-dir $TSBENCH_DB_DIR"
     ) in text
     assert "tsbench-node-agent.service" in text
+
+
+@pytest.mark.parametrize(
+    ("target", "package", "licence"),
+    [
+        ("timescaledb", "timescaledb-2-oss-postgresql-15", False),
+        ("timescaledb_tsl", "timescaledb-2-postgresql-15", True),
+    ],
+)
+def test_each_timescaledb_edition_installs_its_own_package(target: str, package: str, licence: bool) -> None:
+    """The cloud host gets the edition the local runtime runs: the Apache-2 target the -oss package
+    and no licence setting, the full edition's target the full package with licence 'timescale'."""
+    definition = load_definition(target)
+    assert definition is not None
+    rendered = render_install_script(definition)
+    assert ("timescaledb.license timescale" in rendered) == licence  # the settings table's row
+    # The package the hooks choose, from the edition rendered into the header.
+    edition = definition.install_environment()["TIMESCALEDB_EDITION"]
+    hooks = TARGETS / "timescaledb" / "cloud_install.sh"
+    probe = f'die() {{ echo "died: $*"; exit 1; }}; source {hooks}; echo "$extension_pkg"'
+    env = {"PATH": "/usr/bin:/bin", "TIMESCALEDB_VERSION": "2.19.3", "PG_MAJOR": "15"}
+    chosen = subprocess.run(
+        ["bash", "-c", probe],
+        env={**env, "TIMESCALEDB_EDITION": edition},
+        text=True,
+        capture_output=True,
+        check=True,
+    ).stdout.strip()
+    assert chosen == package
+    refused = subprocess.run(
+        ["bash", "-c", probe],
+        env={**env, "TIMESCALEDB_EDITION": "enterprise"},
+        text=True,
+        capture_output=True,
+    )
+    assert refused.returncode == 1 and "must be apache or tsl" in refused.stdout

@@ -113,7 +113,7 @@ def test_questdb_container_has_the_local_tuning_and_log_config() -> None:
     assert spec.data_paths == ("/var/lib/questdb/db",)
 
 
-@pytest.mark.parametrize("name", ["postgres", "timescaledb"])
+@pytest.mark.parametrize("name", ["postgres", "timescaledb", "timescaledb_tsl"])
 def test_postgres_family_runs_the_local_settings(name: str) -> None:
     recipe = load_target(name).server_recipe()
     spec = next(iter(target_containers(name).values()))
@@ -129,12 +129,24 @@ def test_postgres_family_runs_the_local_settings(name: str) -> None:
     assert spec.stop_timeout_s == recipe.stop_timeout_s and spec.shm_size
 
 
-def test_timescaledb_container_is_the_full_edition() -> None:
-    spec = next(iter(target_containers("timescaledb").values()))
-    assert spec.image == "timescale/timescaledb:2.19.3-pg15" and "oss" not in spec.image
-    assert "TSL" in spec.note and "compression" in spec.note
+@pytest.mark.parametrize(
+    ("name", "image", "licence"),
+    [
+        ("timescaledb", "timescale/timescaledb:2.19.3-pg15-oss", None),
+        ("timescaledb_tsl", "timescale/timescaledb:2.19.3-pg15", "timescaledb.license=timescale"),
+    ],
+)
+def test_timescaledb_containers_run_the_local_edition(name: str, image: str, licence: str | None) -> None:
+    """The Apache-2 target runs the image's -oss tag, the full edition's target its plain tag with
+    the licence setting: each the edition its local runtime builds."""
+    spec = next(iter(target_containers(name).values()))
+    assert spec.image == image
     assert "shared_preload_libraries=timescaledb" in spec.command
+    assert [arg for arg in spec.command if arg.startswith("timescaledb.license")] == (
+        [licence] if licence else []
+    )
     assert spec.environment["NO_TS_TUNE"] == "true"
+    assert ("Apache-2 edition" in spec.note) == (licence is None)
 
 
 def test_influxdb_flavours() -> None:

@@ -1,7 +1,8 @@
 """GridDB as a container: the official image ``griddb/griddb`` at the definition's version.
 
-``griddb/griddb:<version>-jammy`` (GridDB CE on Ubuntu 22.04, built from the same
-``griddb_<version>_amd64.deb`` that install.sh installs). Its entry script initialises
+``griddb/griddb:<version>-jammy`` (GridDB CE on Ubuntu 22.04, the GridDB project's own package of the
+release the local recipe builds from source; the tag follows the image's published pattern and was
+not pulled here: no registry is reachable from our machines). Its entry script initialises
 ``/var/lib/gridstore`` on first start: ``gs_passwd admin`` with ``GRIDDB_PASSWORD``, cluster name
 ``GRIDDB_CLUSTER_NAME``, and with ``NOTIFICATION_MEMBER=1`` a one-member fixed list at the container's
 own address (ports 10010 cluster, 10020 sync, 10040 system, 10001 transaction, 20001 sql); then

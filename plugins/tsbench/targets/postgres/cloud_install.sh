@@ -55,7 +55,6 @@ fi
         if (value !~ /^[A-Za-z0-9.]+$/) { gsub(/\x27/, "\x27\x27", value); value = "\x27" value "\x27" }
         print $1 " = " value
     }'
-    [[ -z "${PG_EXTRA_CONF:-}" ]] || echo "$PG_EXTRA_CONF"
 } >"$DATA_DIR/tsbench.conf"
 chown postgres:postgres "$DATA_DIR/tsbench.conf"
 include="include_if_exists = 'tsbench.conf'"

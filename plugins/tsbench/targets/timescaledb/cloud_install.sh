@@ -1,20 +1,26 @@
 #!/usr/bin/env bash
-# TimescaleDB's own steps on a fresh Debian 12 cloud VM: the full (Timescale License) edition from
-# Timescale's official apt repository (packagecloud.io/timescale/timescaledb, packages
-# timescaledb-2-postgresql-$PG_MAJOR and its loader, pinned to TIMESCALEDB_VERSION and held). Not run
-# as it is: runtimes/cloud_install.py renders the header from definition.py (TIMESCALEDB_VERSION,
-# PG_MAJOR, tsbench_settings: PostgreSQL's table plus timescaledb's settings), runtimes/cloud_lib.sh,
-# this file (hooks only) and then targets/postgres/cloud_install.sh, which calls the hooks: one private
+# TimescaleDB's own steps on a fresh Debian 12 cloud VM, for both editions (the timescaledb_tsl target
+# links here): from Timescale's official apt repository (packagecloud.io/timescale/timescaledb), the
+# extension package of TIMESCALEDB_EDITION — timescaledb-2-oss-postgresql-$PG_MAJOR (apache: the
+# Apache-2 edition, as the local runtime's Debian build) or timescaledb-2-postgresql-$PG_MAJOR (tsl:
+# the full edition, as build_tsl.sh builds locally) — and its loader, pinned to TIMESCALEDB_VERSION and
+# held. Not run as it is: runtimes/cloud_install.py renders the header from definition.py
+# (TIMESCALEDB_VERSION, PG_MAJOR, TIMESCALEDB_EDITION, tsbench_settings: PostgreSQL's table plus
+# timescaledb's settings, with timescaledb.license = 'timescale' for tsl), runtimes/cloud_lib.sh, this
+# file (hooks only) and then targets/postgres/cloud_install.sh, which calls the hooks: one private
 # cluster in DATA_DIR under tsbench-db.service, port 5432, database "tsbench" — plus timescaledb
-# preloaded and created in it. Unlike the local runtime's Apache-2 build, this edition has native
-# compression and continuous aggregates (TSL).
+# preloaded and created in it.
 set -euo pipefail
 
 : "${TIMESCALEDB_VERSION:?rendered from definition.py by runtimes/cloud_install.py}"
 : "${PG_MAJOR:?rendered from definition.py by runtimes/cloud_install.py}"
 TIMESCALE_REPO=https://packagecloud.io/timescale/timescaledb/debian/
 TIMESCALE_KEY_URL=https://packagecloud.io/timescale/timescaledb/gpgkey
-PG_EXTRA_CONF="timescaledb.license = 'timescale'" # the TSL edition (the table's settings are shared)
+case "${TIMESCALEDB_EDITION:?rendered from definition.py}" in
+    apache) extension_pkg="timescaledb-2-oss-postgresql-$PG_MAJOR" ;;
+    tsl) extension_pkg="timescaledb-2-postgresql-$PG_MAJOR" ;;
+    *) die "TIMESCALEDB_EDITION must be apache or tsl, got '$TIMESCALEDB_EDITION'" ;;
+esac
 
 # Exact package versions of the pinned release (e.g. "<version>~debian12").
 pinned() {
@@ -24,23 +30,22 @@ pinned() {
 
 # pg_extra_packages: the extension and its loader, after PostgreSQL's packages.
 pg_extra_packages() {
-    log "Timescale apt repository, timescaledb $TIMESCALEDB_VERSION"
+    log "Timescale apt repository, timescaledb $TIMESCALEDB_VERSION ($TIMESCALEDB_EDITION edition)"
     apt_get install --no-install-recommends curl gnupg ca-certificates
     install -d -m 0755 /etc/apt/keyrings
     curl -fsSL --retry 5 "$TIMESCALE_KEY_URL" | gpg --dearmor --yes -o /etc/apt/keyrings/timescaledb.gpg
     chmod 0644 /etc/apt/keyrings/timescaledb.gpg
-    local codename extension_pkg loader_pkg extension_version loader_version
+    local codename loader_pkg extension_version loader_version
     # shellcheck source=/dev/null
     codename="$(. /etc/os-release && echo "$VERSION_CODENAME")"
     echo "deb [signed-by=/etc/apt/keyrings/timescaledb.gpg] $TIMESCALE_REPO $codename main" \
         >/etc/apt/sources.list.d/timescaledb.list
     apt_get update
-    extension_pkg="timescaledb-2-postgresql-$PG_MAJOR"
     loader_pkg="timescaledb-2-loader-postgresql-$PG_MAJOR"
     extension_version="$(pinned "$extension_pkg")"
     loader_version="$(pinned "$loader_pkg")"
     [[ -n "$extension_version" && -n "$loader_version" ]] ||
-        die "timescaledb $TIMESCALEDB_VERSION is not in $TIMESCALE_REPO for $codename"
+        die "$extension_pkg or $loader_pkg $TIMESCALEDB_VERSION is not in $TIMESCALE_REPO for $codename"
     apt_get install --no-install-recommends --allow-downgrades \
         "$extension_pkg=$extension_version" "$loader_pkg=$loader_version"
     apt-mark hold "$extension_pkg" "$loader_pkg" >/dev/null # no upgrade (and restart) mid-benchmark

@@ -9,7 +9,7 @@ from tsbench.targets.postgres.definition import PG_MAJOR, TUNING
 
 DEFINITION = ServerDefinition(
     name="timescaledb",
-    version="2.19.3",  # Apache-2 build (local), packagecloud packages (cloud), image <version>-pg15
+    version="2.19.3",  # Debian/Apache-2 build (local), packagecloud -oss packages (cloud), image -oss
     tuning={
         **TUNING,
         "shared_preload_libraries": "timescaledb",
@@ -21,6 +21,9 @@ DEFINITION = ServerDefinition(
     # The full edition's source (build_tsl.sh): the upstream release archive with tsl/ and its sha256.
     install_env={
         "PG_MAJOR": PG_MAJOR,
+        # Which edition the cloud host installs (apt: timescaledb-2-oss-… for apache, timescaledb-2-…
+        # for tsl) and the container runs (image tag -oss for apache): the local runtime's edition.
+        "TIMESCALEDB_EDITION": "apache",
         "TIMESCALEDB_TSL_ARCHIVE": "timescaledb-2.19.3.tar.gz",
         "TIMESCALEDB_TSL_SHA256": "70f0807d121cd9ec3828d3e8bed7ea0cdff47f50fab090406e22f49e4ced6cef",
     },

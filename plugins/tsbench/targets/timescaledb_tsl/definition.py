@@ -14,6 +14,7 @@ DEFINITION = replace(
     name="timescaledb_tsl",
     server="timescaledb",
     install="build_tsl.sh",
+    install_env={**TIMESCALEDB.install_env, "TIMESCALEDB_EDITION": "tsl"},
     # The TSL features (native compression, continuous aggregates, policies) need the licence
     # setting; the Apache-2 edition's default is 'apache'.
     tuning={**TIMESCALEDB.tuning, "timescaledb.license": "timescale"},
