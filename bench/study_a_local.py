@@ -137,6 +137,33 @@ def print_ratios(figures: dict, targets: list[str]) -> None:
                 )
 
 
+def print_rollups(comparison: dict[str, Any]) -> None:
+    """Per point and target that built a rollup: build seconds, rows, bytes beside the raw data's
+    (after settle), and per type the hot queries/s on the raw data and on the rollup."""
+    for result in comparison["results"].values():
+        spec = result["spec"]
+        for target, body in result["targets"].items():
+            rollup = (body.get("queries") or {}).get("rollup")
+            if not rollup:
+                continue
+            footprint = body.get("footprint") or {}
+            raw = (footprint.get("after_settle") or footprint.get("after_load") or {}).get("bytes")
+            print(
+                f"\nrollup {rollup['name']} of {target} at {spec['scale']} hosts, {spec['ingestion']}: "
+                f"built in {rollup['seconds']:.2f} s, {rollup['rows']:,} rows, "
+                f"{rollup['bytes'] / 1e6:.1f} MB "
+                f"(raw data {raw / 1e6 if raw else float('nan'):.1f} MB)"
+            )
+            hot = body["queries"]["hot"]
+            for qtype, stats in rollup["on_rollup"].items():
+                raw_qps = hot.get(qtype, {}).get("qps")
+                ratio = f"×{stats['qps'] / raw_qps:.2f}" if raw_qps and stats.get("qps") else "–"
+                print(
+                    f"  {qtype:<22} raw {raw_qps or 0:8.1f} q/s  "
+                    f"rollup {stats.get('qps') or 0:8.1f} q/s  {ratio}"
+                )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--targets", default="griddb,questdb,timescaledb,timescaledb_tsl")
@@ -149,6 +176,9 @@ def main() -> None:
     parser.add_argument("--queries-per-type", type=int, default=5)
     parser.add_argument(
         "--compress", action="store_true", help="compress_after_load (targets that can: the full edition)"
+    )
+    parser.add_argument(
+        "--rollup", action="store_true", help="rollup_after_load (targets that can: the full edition)"
     )
     parser.add_argument("--json", type=Path, help="also write the measured figures here")
     args = parser.parse_args()
@@ -166,6 +196,7 @@ def main() -> None:
         "trials": [args.trials],
         "queries_per_type": args.queries_per_type,
         "compress_after_load": args.compress,
+        "rollup_after_load": args.rollup,
         "batch_size": [int(b) for b in args.batch_sizes.split(",")],
     }
     started = time.perf_counter()
@@ -180,6 +211,7 @@ def main() -> None:
     figures = measured(comparison)
     print_tables(figures, targets)
     print_ratios(figures, targets)
+    print_rollups(comparison)
     if args.json:
         args.json.write_text(json.dumps({" ".join(map(str, k)): v for k, v in figures.items()}, indent=1))
 

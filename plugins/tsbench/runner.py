@@ -15,15 +15,16 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from tsbench.measure.load import load
-from tsbench.measure.query_runner import run_pass
+from tsbench.measure.query_runner import PassResult, pooled, run_pass
 from tsbench.measure.resources import ResourceSampler
+from tsbench.measure.rollup import measure_rollup
 from tsbench.measure.wire_cache import WireCache, ensure_wire_cache
 from tsbench.results import model as records
 from tsbench.results.files import read_json, write_json_atomic
@@ -132,6 +133,7 @@ class TargetPhases:
                 capabilities=records.Capabilities(
                     durable=declared.durable,
                     compression=declared.compression,
+                    rollups=declared.rollups,
                     unsupported=dict(declared.unsupported),
                     schema_note=declared.schema_note,
                 ),
@@ -258,8 +260,14 @@ class TargetPhases:
                             name, runnable, rendered, expected, target.session, self.spec.workers, self.name
                         )
                     )
+            rollup, rollup_passes = None, []
+            if self.spec.rollup_after_load and target.capabilities.builds_rollups:
+                rollup, rollup_passes = measure_rollup(
+                    target, runnable, expected, self.spec.workers, self.spec.hot_runs, self.name
+                )
         in_run = {t: r for t, r in unsupported.items() if t in {q.type for q in queries}}
-        return self.write("queries", _queries_record(passes, in_run, sampler.summary()))
+        record = _queries_record(passes, in_run, sampler.summary(), rollup, rollup_passes)
+        return self.write("queries", record)
 
     def teardown(self) -> dict[str, Any]:
         """Stop the server and remove its files; safe to call at any point, even twice."""
@@ -288,27 +296,28 @@ class TargetPhases:
 
 
 def _queries_record(
-    passes: list[Any], unsupported: Mapping[str, str], resources: Any
+    passes: list[PassResult],
+    unsupported: Mapping[str, str],
+    resources: Any,
+    rollup: records.RollupFigures | None = None,
+    rollup_passes: Sequence[PassResult] = (),
 ) -> records.QueriesPhase:
-    """The cold pass and the hot passes summed per type, answer checks over every pass (up to 20
-    mismatches and errors kept as samples) and the server's resources over all passes."""
+    """The cold pass and the hot passes summed per type, answer checks over every pass, the rollup's
+    included (up to 20 mismatches and errors kept as samples), the server's resources over the raw
+    passes, and the rollup where one was built."""
     cold, hot = passes[0], passes[1:]
-    hot_all = type(cold)(
-        "hot",
-        [e for p in hot for e in p.executions],
-        _sum_per_type(hot, "wall_s"),
-        _sum_per_type(hot, "client_cpu_s"),
-    )
-    checks = [e for p in passes for e in p.executions]
+    hot_all = pooled("hot", hot)
+    checked = [*passes, *rollup_passes]
+    checks = [e for p in checked for e in p.executions]
     mismatches = [
         {"pass": p.name, "query_id": e.query_id, **e.diff}
-        for p in passes
+        for p in checked
         for e in p.executions
         if e.answer_ok is False
     ]
     errors = [
         {"pass": p.name, "query_id": e.query_id, "error": e.error}
-        for p in passes
+        for p in checked
         for e in p.executions
         if e.error
     ]
@@ -327,6 +336,7 @@ def _queries_record(
             },
             "errors": {"count": len(errors), "samples": errors[:20]},
             "resources": resources,
+            **({"rollup": rollup.to_json()} if rollup else {}),
         }
     )
 
@@ -338,15 +348,6 @@ def _qps_by_pass(passes: list[Any]) -> dict[str, list[float]]:
         for qtype, stats in one.stats().items():
             found.setdefault(qtype, []).append(stats["qps"])
     return found
-
-
-def _sum_per_type(passes: list[Any], field: str) -> dict[str, float]:
-    """Seconds per query type summed over passes (``field``: ``wall_s`` or ``client_cpu_s``)."""
-    total: dict[str, float] = {}
-    for item in passes:
-        for qtype, seconds in getattr(item, field).items():
-            total[qtype] = total.get(qtype, 0.0) + seconds
-    return total
 
 
 def run_comparison(

@@ -307,6 +307,12 @@ class RunSpec(QuerySetSpec):
         "compression), timed in the settle phase with the footprint before and after; the queries then "
         "run on compressed data. Targets that cannot load and query uncompressed, as always",
     )
+    rollup_after_load: bool = Field(
+        False,
+        description="after the query passes, build a rollup of cpu where the target can (TimescaleDB "
+        "full edition: a 1-minute continuous aggregate), timed, with its rows and bytes; then run the "
+        "query types it can answer on it, every answer checked against the reference",
+    )
     runtime: TargetRuntime = Field(
         "local",
         description="where servers run: local processes on this machine, docker containers on a "
@@ -331,11 +337,10 @@ class RunSpec(QuerySetSpec):
         problems: list[tuple[str, str]] = []
         if self.runtime == "aws":
             problems += self.aws.problems_for_a_run()
-        if self.compress_after_load and not compressing_targets(self.targets):
-            able = ", ".join(compressing_targets(None)) or "(none)"
-            problems.append(
-                ("compress_after_load", f"none of the run's targets can compress after the load; {able} can")
-            )
+        for option, capability, doing in OPTIONS_NEEDING_A_TARGET:
+            if getattr(self, option) and not able_targets(self.targets, capability):
+                able = ", ".join(able_targets(None, capability)) or "(none)"
+                problems.append((option, f"none of the run's targets can {doing}; {able} can"))
         for name, flavour in self.docker.flavours.items():
             if name not in self.targets:
                 problems.append((f"docker.flavours.{name}", "not one of the run's targets"))
@@ -363,12 +368,19 @@ class RunSpec(QuerySetSpec):
         return value
 
 
-def compressing_targets(names: list[str] | None) -> list[str]:
-    """Those of ``names`` (every target: None) that can compress after the load."""
+# Run options that only some targets can follow: (option, the capability it needs, what it does).
+OPTIONS_NEEDING_A_TARGET = (
+    ("compress_after_load", "compresses_after_load", "compress after the load"),
+    ("rollup_after_load", "builds_rollups", "build a rollup"),
+)
+
+
+def able_targets(names: list[str] | None, capability: str) -> list[str]:
+    """Those of ``names`` (every target: None) whose ``Capabilities.<capability>`` is true."""
     from tsbench.targets.registry import load_target, target_names
 
     chosen = target_names() if names is None else names
-    return [name for name in chosen if load_target(name).capabilities.compresses_after_load]
+    return [name for name in chosen if getattr(load_target(name).capabilities, capability)]
 
 
 def container_flavours(target: str) -> list[str]:

@@ -20,8 +20,9 @@ from tsbench.results.files import read_json
 from tsbench.runtimes.local import LocalServer
 from tsbench.targets.base import Target
 from tsbench.targets.timescaledb_tsl.server import tsl_prefix
+from tsbench.timeutil import NS_PER_MINUTE
 from tsbench.workload.dataset import Dataset
-from tsbench.workload.query_types import QUERY_TYPES
+from tsbench.workload.query_types import QUERY_TYPES, Kind
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,6 +68,31 @@ def test_compression_keeps_every_row_and_answer_and_shrinks_the_data(
     assert sum(value for key, value in parts.items() if key.startswith("cpu.")) == done.bytes_after
 
 
+ROLLUP_KINDS = (Kind.GROUPBY, Kind.GROUPBY_HOST)
+
+
+def test_a_continuous_aggregate_answers_as_the_raw_rows(editions: dict, small_dataset: Dataset) -> None:
+    """The 1-minute continuous aggregate of cpu holds one row per host and minute, in less space
+    than the raw rows; the types it answers (single-groupby, cpu-max-all, double-groupby) give the
+    oracle's answers over windows that start and end at any second; the others are not answered
+    from it; a new schema drops it with the table."""
+    _, tsl = editions["tsl"]
+    load_all(tsl, small_dataset)
+    built = tsl.build_rollup()
+    minutes = (small_dataset.end_ns - small_dataset.start_ns) // NS_PER_MINUTE
+    assert built.rows == small_dataset.scale * minutes and built.seconds > 0
+    with tsl.connect() as conn:
+        raw_bytes = conn.execute("SELECT hypertable_size('cpu')").fetchone()[0]
+    assert 0 < built.bytes < raw_bytes / 2, (built, raw_bytes)
+    answered = check_all_queries(tsl, small_dataset, per_type=4, render=tsl.render_on_rollup)
+    expected = {name for name, qtype in QUERY_TYPES.items() if qtype.kind in ROLLUP_KINDS}
+    assert set(answered) == expected and all(answered.values()), answered
+    tsl.create_schema()
+    with tsl.connect() as conn:
+        left = conn.execute("SELECT count(*) FROM timescaledb_information.continuous_aggregates").fetchone()
+    assert left[0] == 0
+
+
 def test_the_apache_edition_refuses_compression(editions: dict, small_dataset: Dataset) -> None:
     _, apache = editions["apache"]
     load_all(apache, small_dataset)
@@ -81,7 +107,8 @@ def test_the_pipeline_compresses_after_the_load_and_reports_it(tmp_path: Path, d
     with the oracle; the Apache-2 edition loads and queries uncompressed; the report says so."""
     out, state = tmp_path / "out", Path("/var/tmp/tsbench-tests") / f"editions-{tmp_path.name}"
     run = ["run", "--targets", "timescaledb,timescaledb_tsl", "--scales", "10", "--duration", "12h"]
-    run += ["--compress-after-load", "--queries-per-type", "2", "--hot-runs", "1", "--run-id", "editions"]
+    run += ["--compress-after-load", "--rollup-after-load", "--queries-per-type", "2", "--hot-runs", "1"]
+    run += ["--run-id", "editions"]
     run += ["--results-dir", str(out / "runs"), "--cache-dir", str(dataset_cache), "--state-dir", str(state)]
     env = {**os.environ, "PYTHONPATH": str(ROOT / "plugins")}
     result = subprocess.run([sys.executable, "-m", "tsbench", *run], capture_output=True, text=True, env=env)
@@ -95,5 +122,10 @@ def test_the_pipeline_compresses_after_the_load_and_reports_it(tmp_path: Path, d
     for name in ("timescaledb", "timescaledb_tsl"):
         checks = targets[name]["queries"]["answer_checks"]
         assert targets[name]["status"] == "ok" and checks["mismatches"] == 0 and checks["agreed"] > 0
+    rollup = targets["timescaledb_tsl"]["queries"]["rollup"]
+    assert rollup["name"] == "cpu_1m" and rollup["rows"] > 0 and rollup["seconds"] > 0
+    assert rollup["passes"] == 1 and set(rollup["on_rollup"]) >= {"single-groupby-1-1-1", "double-groupby-1"}
+    assert targets["timescaledb"]["queries"].get("rollup") is None
     html = (folder / "report" / "report.html").read_text()
     assert "Compressed after the load" in html and "TimescaleDB (full edition)" in html
+    assert "Rollup" in html and "cpu_1m" in html and "Timescale License" in html

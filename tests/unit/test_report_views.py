@@ -21,6 +21,7 @@ from tsbench.results.model import (
     LoadTrial,
     QueryStats,
     Resources,
+    RollupFigures,
     TargetResult,
 )
 from tsbench.spec import RunSpec
@@ -83,7 +84,7 @@ def test_every_template_attribute_exists() -> None:
         for name, value in vars(cls).items()
         if callable(value) or isinstance(value, property)
     }
-    for record in (QueryStats, Resources, CacheReset, LoadTrial, CompressionFigures, RunSpec):
+    for record in (QueryStats, Resources, CacheReset, LoadTrial, CompressionFigures, RollupFigures, RunSpec):
         known |= set(record.model_fields)
     known |= DATASET_KEYS | WIRE_KEYS | SAMPLE_KEYS | DIFF_ROW_KEYS | DICT_METHODS
     unknown = _template_attributes() - known

@@ -54,6 +54,22 @@ class PassResult:
         }
 
 
+def pooled(name: str, passes: list[PassResult]) -> PassResult:
+    """``passes`` as one pass named ``name``: every execution, wall and client CPU seconds summed
+    per type (so its qps is over all of them)."""
+
+    def summed(field: str) -> dict[str, float]:
+        total: dict[str, float] = {}
+        for one in passes:
+            for qtype, seconds in getattr(one, field).items():
+                total[qtype] = total.get(qtype, 0.0) + seconds
+        return total
+
+    return PassResult(
+        name, [e for p in passes for e in p.executions], summed("wall_s"), summed("client_cpu_s")
+    )
+
+
 def run_pass(
     name: str,
     queries: list[LogicalQuery],

@@ -41,6 +41,7 @@ from tsbench.report.sections.footprint import (
 from tsbench.report.sections.load import LoadSection, load_section
 from tsbench.report.sections.published import PublishedSection, published_section
 from tsbench.report.sections.queries import QueriesSection, queries_section
+from tsbench.report.sections.rollups import RollupRow, rollup_rows
 from tsbench.report.sections.scales import AcrossSection, PointNaming, across_scales_section, point_naming
 from tsbench.report.sections.status import (
     Banner,
@@ -119,6 +120,7 @@ class ScaleView:
     load: LoadSection
     queries: QueriesSection
     footprint: FootprintSection
+    rollups: list[RollupRow]
     resources: list[ResourceRow]
     validation: ValidationView | None
     answers: AnswersSection
@@ -213,6 +215,7 @@ def scale_context(
         load=load,
         queries=queries,
         footprint=footprint,
+        rollups=rollup_rows(run, targets),
         resources=resources_section(run, targets, load.rows),
         validation=validation_section(checked),
         answers=answers_section(run, targets),

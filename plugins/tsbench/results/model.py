@@ -55,6 +55,7 @@ class Capabilities(Record):
 
     durable: bool | None = None
     compression: str = ""
+    rollups: str = ""
     unsupported: dict[str, str] = {}
     schema_note: str = ""
 
@@ -197,6 +198,22 @@ class QueryErrors(Record):
     samples: list[dict[str, Any]] = []
 
 
+class RollupFigures(Record):
+    """The rollup built after the query passes (run option ``rollup_after_load``): its name and
+    resolution (s), wall seconds of the build, rows and bytes (the database's own accounting), how,
+    and per query type it answers the stats of its passes on the rollup (as many as the hot
+    passes, summed like them; answers checked with the others in ``answer_checks``)."""
+
+    name: str = ""
+    resolution_s: int = 0
+    seconds: Number = 0.0
+    rows: int = 0
+    bytes: Number = 0
+    note: str = ""
+    passes: int = 0
+    on_rollup: dict[str, QueryStats] = {}
+
+
 class QueriesPhase(Record):
     """``queries.json``: the cold pass and the hot passes summed per type, answer checks, errors."""
 
@@ -208,6 +225,7 @@ class QueriesPhase(Record):
     answer_checks: AnswerChecks = AnswerChecks()
     errors: QueryErrors = QueryErrors()
     resources: Resources | None = None
+    rollup: RollupFigures | None = None
     wall_s: Number | None = None
 
 

@@ -97,6 +97,8 @@ class Capabilities:
     restartable: bool = True
     schema_note: str = ""
     compresses_after_load: bool = False  # ``Target.compress`` works (run option compress_after_load)
+    rollups: str = "none"  # what pre-aggregation the server offers, and under which licence
+    builds_rollups: bool = False  # ``Target.build_rollup`` works (run option rollup_after_load)
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,20 @@ class Compression:
     seconds: float
     bytes_before: int
     bytes_after: int
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Rollup:
+    """What ``Target.build_rollup`` built: its name, its resolution in seconds, wall seconds of the
+    whole build (create and materialise every row loaded), its rows and bytes by the database's own
+    accounting, and how."""
+
+    name: str
+    resolution_s: int
+    seconds: float
+    rows: int
+    bytes: int
     note: str = ""
 
 
@@ -255,6 +271,15 @@ class Target(ABC):
     def compress(self) -> Compression:
         """Compress the loaded data (targets whose ``capabilities.compresses_after_load``)."""
         raise TargetError(f"{self.name} cannot compress after the load: {self.capabilities.compression}")
+
+    def build_rollup(self) -> Rollup:
+        """Build the rollup of the loaded data (targets whose ``capabilities.builds_rollups``)."""
+        raise TargetError(f"{self.name} cannot build a rollup: {self.capabilities.rollups}")
+
+    def render_on_rollup(self, query: LogicalQuery) -> str | None:
+        """``query`` answered from the rollup ``build_rollup`` built, to the same answer as the raw
+        data's; None when the rollup cannot answer it."""
+        return None
 
     def close(self) -> None:  # noqa: B027 - an optional hook
         """Release connections held by the target object itself."""

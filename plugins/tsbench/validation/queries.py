@@ -7,7 +7,8 @@ every target was given). One frame with a row per (target, query type):
 - ``coverage``: ``ran`` (cold and hot stats present, every execution accounted for: successful +
   failed = queries × passes), ``unsupported`` (declared by the target, with its reason), or
   ``not run`` / ``incomplete``;
-- ``errors`` and ``mismatches`` summed over the cold and hot passes.
+- ``errors`` and ``mismatches`` summed over the cold and hot passes, and the passes on a rollup
+  where the run built one (run option ``rollup_after_load``).
 
 Per target three expectations, each naming it: every type ran or is declared unsupported, zero
 errors, zero answers differing from the oracle. A second frame per target checks that every
@@ -63,12 +64,18 @@ def _declared_unsupported(body: TargetResult) -> dict[str, str]:
     return declared
 
 
+def _on_rollup(queries: QueriesPhase) -> dict[str, QueryStats]:
+    """The rollup's passes per type (none when the run built no rollup)."""
+    return queries.rollup.on_rollup if queries.rollup is not None else {}
+
+
 def _type_row(
     name: str, qtype: str, count: int, queries: QueriesPhase, declared: dict[str, str], hot_passes: int
 ) -> dict[str, Any]:
     """One (target, type) row: coverage, executions against expected, errors and mismatches."""
     stats = {p: getattr(queries, p).get(qtype) for p in PASSES}
     present = [s for s in stats.values() if s is not None]
+    judged = present + [s for s in [_on_rollup(queries).get(qtype)] if s is not None]
     if qtype in declared and not present:
         coverage, executed = "unsupported", 0
     else:
@@ -79,8 +86,8 @@ def _type_row(
         "coverage": coverage,
         "executed": executed,
         "expected": 0 if coverage == "unsupported" else count * (1 + hot_passes),
-        "errors": sum(int(s.errors or 0) for s in present) if present else None,
-        "mismatches": sum(int(s.mismatches or 0) for s in present) if present else None,
+        "errors": sum(int(s.errors or 0) for s in judged) if present else None,
+        "mismatches": sum(int(s.mismatches or 0) for s in judged) if present else None,
     }
 
 
@@ -145,6 +152,7 @@ def _answers_check(name: str, queries: QueriesPhase, per_type: dict[str, dict[st
 def _compared_check(name: str, queries: QueriesPhase) -> tuple[dict[str, Any], Check]:
     """Every successful answer was compared with the oracle: its row and its check."""
     successful = sum(int(s.count or 0) for p in PASSES for s in getattr(queries, p).values())
+    successful += sum(int(s.count or 0) for s in _on_rollup(queries).values())
     checked = queries.answer_checks.checked if queries.answer_checks.has("checked") else None
     row = {"target": name, "checked": checked, "successful": successful}
     return row, Check(

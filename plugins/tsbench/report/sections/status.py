@@ -57,6 +57,7 @@ class TargetView:
     config: str
     durable: bool | None
     compression: str
+    rollups: str
     schema_note: str
     unsupported: dict[str, str]
     provisioned: bool
@@ -84,6 +85,7 @@ def target_view(name: str, body: TargetResult) -> TargetView:
         config=provision.config,
         durable=caps.durable,
         compression=caps.compression,
+        rollups=caps.rollups,
         schema_note=caps.schema_note,
         unsupported=dict(caps.unsupported),
         provisioned=body.provision is not None and bool(body.provision.to_json()),

@@ -165,6 +165,7 @@ class ClickHouseTarget(Target):
     capabilities: ClassVar[Capabilities] = Capabilities(
         durable=False,
         compression="LZ4 (server default) per column; time column DoubleDelta + LZ4",
+        rollups="materialized views and projections (Apache-2): not built by tsbench",
         unsupported={},
         restartable=True,
         schema_note=(

@@ -86,6 +86,7 @@ class GridDBTarget(Target):
     capabilities: ClassVar[Capabilities] = Capabilities(
         durable=False,
         compression="none (storeCompressionMode NO_COMPRESSION, the CE default)",
+        rollups="none (GridDB CE has no materialized views)",
         unsupported={},
         restartable=True,
         schema_note=(

@@ -141,6 +141,7 @@ class InfluxDBTarget(Target):
     capabilities = Capabilities(
         durable=True,  # wal-fsync-delay = 0s: the WAL is fsynced before /write answers 204
         compression="TSM (per-type: delta/simple8b integers, Gorilla XOR floats, snappy strings)",
+        rollups="continuous queries (InfluxQL, MIT): not built by tsbench yet",
         unsupported={},
         restartable=True,
         schema_note=(

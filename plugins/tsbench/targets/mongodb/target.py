@@ -25,6 +25,7 @@ class MongoHourlyTarget(MongoTarget):
     capabilities: ClassVar[Capabilities] = Capabilities(
         durable=True,
         compression="WiredTiger snappy block compression (collections), prefix compression (indexes)",
+        rollups="on-demand materialized views ($merge): not built by tsbench",
         unsupported={},
         restartable=True,
         schema_note=(

@@ -25,6 +25,7 @@ class MongoNaiveTarget(MongoTarget):
     capabilities: ClassVar[Capabilities] = Capabilities(
         durable=True,
         compression="time-series buckets: column-compressed (BSONColumn) + WiredTiger snappy",
+        rollups="on-demand materialized views ($merge): not built by tsbench",
         unsupported={},
         restartable=True,
         schema_note=(

@@ -89,13 +89,19 @@ class SqlDialect:
         )
 
     def groupby_host(self, query: LogicalQuery) -> str:
-        qtype = query.query_type
-        values = ", ".join(f"b.{qtype.agg}_{f}" for f in query.fields)
-        return (
-            f"WITH b AS (SELECT {self.bucket(qtype.bucket_ns)} AS bucket, tags_id, {self.aggregates(query)} "
+        return self.named_hosts(
+            query,
+            f"SELECT {self.bucket(query.query_type.bucket_ns)} AS bucket, tags_id, {self.aggregates(query)} "
             f"FROM {query.measurement} WHERE {self.window(query)}{self.host_filter(query)} "
-            "GROUP BY bucket, tags_id) "
-            f"SELECT b.bucket, t.{query.entity}, {values} "
+            "GROUP BY bucket, tags_id",
+        )
+
+    def named_hosts(self, query: LogicalQuery, per_host: str) -> str:
+        """``per_host`` (rows of ``bucket, tags_id`` and the query's aggregates) with each host's
+        name instead of its id, ordered by bucket and name."""
+        values = ", ".join(f"b.{query.query_type.agg}_{f}" for f in query.fields)
+        return (
+            f"WITH b AS ({per_host}) SELECT b.bucket, t.{query.entity}, {values} "
             f"FROM b JOIN {self.tags_table} t ON t.id = b.tags_id ORDER BY b.bucket, t.{query.entity}"
         )
 

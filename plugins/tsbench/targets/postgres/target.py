@@ -136,6 +136,7 @@ class PostgresTarget(Target):
     capabilities = Capabilities(
         durable=True,
         compression="none (heap tables; TOAST compresses only values over ~2 kB, none here)",
+        rollups="materialized views (refreshed whole, PostgreSQL licence): not built by tsbench",
         unsupported={},
         restartable=True,
         schema_note=(

@@ -153,6 +153,7 @@ class QuestDBTarget(Target):
     capabilities: ClassVar[Capabilities] = Capabilities(
         durable=False,
         compression="none (native column files; ZFS/Parquet compression not used)",
+        rollups="materialized views over SAMPLE BY (Apache-2): not built by tsbench yet",
         unsupported={},
         restartable=True,
         schema_note=(

@@ -30,6 +30,10 @@ class TimescaleTarget(PostgresTarget):
             "none: the Apache-2 edition has no native (columnar) compression, a TSL feature; "
             "chunks are plain heap tables"
         ),
+        rollups=(
+            "none: continuous aggregates are a Timescale License feature, missing from the Apache-2 "
+            "edition (the timescaledb_tsl target has them)"
+        ),
         unsupported={},
         restartable=True,
         schema_note=(

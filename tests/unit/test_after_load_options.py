@@ -1,0 +1,73 @@
+"""The run options ``compress_after_load`` and ``rollup_after_load``: refused up front (naming the
+field and the targets that can) when no target of the run can; accepted when one can, the others
+then run as always. The rollup's query texts: only the types it answers exactly, reading the view
+for whole minutes and the raw rows for the window's partial edge minutes."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from tsbench.spec import RunSpec
+from tsbench.targets.base import TargetError
+from tsbench.targets.registry import load_target
+from tsbench.workload.queries import LogicalQuery
+from tsbench.workload.query_types import get_query_type
+
+
+def test_a_run_whose_targets_cannot_compress_is_refused_naming_the_field() -> None:
+    refused = r"compress_after_load: none of the run's targets can .*timescaledb_tsl"
+    with pytest.raises(ValueError, match=refused):
+        RunSpec(targets=["questdb", "postgres"], compress_after_load=True)
+
+
+def test_a_run_with_one_target_that_compresses_is_accepted() -> None:
+    spec = RunSpec(targets=["questdb", "timescaledb_tsl"], compress_after_load=True)
+    assert spec.compress_after_load and not RunSpec(targets=["questdb"]).compress_after_load
+
+
+def test_only_the_full_timescaledb_edition_declares_compression_after_the_load() -> None:
+    from tsbench.targets.registry import target_names
+
+    able = [name for name in target_names() if load_target(name).capabilities.compresses_after_load]
+    assert able == ["timescaledb_tsl"]
+    apache = load_target("timescaledb")
+    with pytest.raises(TargetError, match="timescaledb cannot compress after the load: none: the Apache-2"):
+        apache.compress(object.__new__(apache))
+
+
+def test_a_run_whose_targets_cannot_roll_up_is_refused_naming_both_options() -> None:
+    with pytest.raises(ValueError) as refused:
+        RunSpec(targets=["questdb"], rollup_after_load=True, compress_after_load=True)
+    text = str(refused.value)
+    assert "rollup_after_load: none of the run's targets can build a rollup; timescaledb_tsl can" in text
+    assert "compress_after_load:" in text
+    assert RunSpec(targets=["postgres", "timescaledb_tsl"], rollup_after_load=True).rollup_after_load
+
+
+def _query(qtype: str, start: str, hours: int, hosts: tuple[str, ...] | None) -> LogicalQuery:
+    start_ns = int(datetime.fromisoformat(start).timestamp()) * 10**9
+    fields = get_query_type(qtype).fields
+    return LogicalQuery("q1", qtype, fields, hosts, start_ns, start_ns + hours * 3_600 * 10**9)
+
+
+def test_the_rollup_answers_only_max_and_mean_per_bucket() -> None:
+    tsl = load_target("timescaledb_tsl")
+    at = "2016-01-01T03:17:25+00:00"
+    assert tsl.render_on_rollup(object.__new__(tsl), _query("high-cpu-all", at, 12, None)) is None
+    text = tsl.render_on_rollup(object.__new__(tsl), _query("single-groupby-1-1-1", at, 1, ("host_3",)))
+    assert text is not None
+    # whole minutes 03:18 … 04:17 from the view, the rows of 03:17:25 … 03:18 and 04:17 … 04:17:25 raw
+    first, last = "TIMESTAMPTZ '2016-01-01 03:18:00+00'", "TIMESTAMPTZ '2016-01-01 04:17:00+00'"
+    assert f"FROM cpu_1m WHERE minute >= {first} AND minute < {last}" in text
+    assert f"NOT (time >= {first} AND time < {last})" in text
+    assert "max(v_usage_user) AS max_usage_user" in text
+    mean = tsl.render_on_rollup(object.__new__(tsl), _query("double-groupby-1", at, 12, None))
+    assert mean is not None and "sum(v_usage_user) / sum(n_usage_user) AS mean_usage_user" in mean
+    for name in ("timescaledb", "questdb", "postgres"):
+        target = load_target(name)
+        assert not target.capabilities.builds_rollups
+        assert (
+            target.render_on_rollup(object.__new__(target), _query("double-groupby-1", at, 12, None)) is None
+        )
