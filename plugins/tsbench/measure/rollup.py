@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from dataclasses import asdict
 
 from tsbench.measure.query_runner import PassResult, pooled, run_pass
 from tsbench.results import model as records
@@ -45,12 +46,7 @@ def measure_rollup(
         if answered
     ]
     figures = records.RollupFigures(
-        name=built.name,
-        resolution_s=built.resolution_s,
-        seconds=built.seconds,
-        rows=built.rows,
-        bytes=built.bytes,
-        note=built.note,
+        **asdict(built),
         passes=len(results),
         on_rollup=pooled("rollup", results).stats() if results else {},
     )
