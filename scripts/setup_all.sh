@@ -10,4 +10,6 @@ bash scripts/install_report_tools.sh
 # shellcheck source=scripts/airflow_env.sh
 source scripts/airflow_env.sh
 export PATH="$root/.venv/bin:$PATH"
-airflow db migrate >/dev/null
+if [[ "${TSBENCH_SKIP_DB_MIGRATE:-0}" != 1 ]]; then  # airflow_ui.sh: standalone migrates itself
+    airflow db migrate >/dev/null
+fi

@@ -31,7 +31,7 @@ echo "== pytest"
 # on one worker, longest first (tests/conftest.py: pytest_xdist_make_scheduler).
 # TSBENCH_TEST_WORKERS=0 runs everything in this process.
 set +e
-$py -m pytest -p no:cacheprovider -n "${TSBENCH_TEST_WORKERS:-4}" --durations=15 "$@"
+$py -m pytest -p no:cacheprovider -n "${TSBENCH_TEST_WORKERS:-4}" --durations=40 "$@"
 status=$?
 set -e
 if [[ $status -eq 5 ]]; then

@@ -33,6 +33,17 @@ def test_nightly_schedule_is_at_night_and_ondemand_is_manual(dagbag) -> None:
     assert dagbag.get_dag("tsbench_comparison").schedule is None
 
 
+def test_dags_are_created_switched_on_unless_the_nightly_is_asked_paused(dagbag, monkeypatch) -> None:
+    """The deployment scripts run no ``dags unpause``: each DAG says how it is created, the nightly
+    paused only under TSBENCH_NIGHTLY=paused (read when the DAG processor parses the file)."""
+    from airflow.models.dagbag import DagBag
+
+    assert {dag.is_paused_upon_creation for dag in dagbag.dags.values()} == {False}
+    monkeypatch.setenv("TSBENCH_NIGHTLY", "paused")
+    paused = DagBag(dag_folder=str(ROOT / "dags" / "tsbench_nightly.py"))
+    assert paused.get_dag("tsbench_nightly").is_paused_upon_creation is True
+
+
 def test_switching_the_nightly_on_never_runs_a_missed_night(dagbag) -> None:
     """With a start date, or run_immediately, Airflow runs the newest past 02:30 at once when the
     DAG is switched on (what starting the UI did); the first run must be the next 02:30."""

@@ -13,6 +13,7 @@ import os
 import stat
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -129,6 +130,10 @@ def test_a_killed_node_fails_clearly_then_recovers_its_data(
     loaded: tuple[LocalServer, Target], small_dataset: Dataset
 ) -> None:
     server, target = loaded
+    # Committed rows reach the transaction log on disk within logWriteMode = 1 s (target.flush):
+    # a node killed sooner may rightly lose that last second (seen when this test ran right after
+    # the load, alone).
+    time.sleep(1.5)
     server.kill()
     with pytest.raises(TargetError) as failure:
         target.row_count("cpu")
@@ -165,10 +170,10 @@ def test_a_killed_griddb_node_fails_only_its_branch(
     runtime: LocalRuntime, tmp_path: Path, dataset_cache: Path
 ) -> None:
     """SIGKILL the GridDB node one second into its load: griddb is reported failed in the load
-    phase with the reason, questdb completes, teardown runs for both."""
+    phase with the reason, postgres completes, teardown runs for both."""
     wait_for_build("TSBENCH_GRIDDB_BUILD_STATUS", "GridDB 5.9.0 (targets/griddb/build.sh)")
     spec = parse_comparison(
-        {"scales": [100], "targets": ["griddb", "questdb"], "queries_per_type": 1, "hot_runs": 1}
+        {"scales": [100], "targets": ["griddb", "postgres"], "queries_per_type": 1, "hot_runs": 1}
     )[0]
     run_dir = scale_dir(tmp_path / "fault", 100)
     prepare_run(spec, run_dir, dataset_cache)
@@ -176,20 +181,21 @@ def test_a_killed_griddb_node_fails_only_its_branch(
     error = read_json(victim.dir / "error.json")
     assert error["failed_phase"] == "load", error
     assert (victim.dir / "teardown.json").exists() and not (runtime.root / victim.instance).exists()
-    assert TargetPhases(run_dir, "questdb", runtime).run_all()
+    assert TargetPhases(run_dir, "postgres", runtime).run_all()
     result = collect(run_dir)
     assert result.targets["griddb"].status == "failed"
-    assert result.targets["questdb"].status == "ok"
+    assert result.targets["postgres"].status == "ok"
 
 
 def test_the_pipeline_measures_griddb_and_reports_it_like_the_others(
     tmp_path: Path, dataset_cache: Path
 ) -> None:
-    """``python -m tsbench run`` with griddb and questdb: every phase, every answer checked, the
-    report (HTML + PDF) shows GridDB with its version and a real-server row."""
+    """``python -m tsbench run`` with griddb and postgres (the cheapest partner to start): every
+    phase, every answer checked, the report (HTML + PDF) shows GridDB with its version and a
+    real-server row."""
     wait_for_build("TSBENCH_GRIDDB_BUILD_STATUS", "GridDB 5.9.0 (targets/griddb/build.sh)")
     out, state = tmp_path / "out", Path("/var/tmp/tsbench-tests") / f"griddb-cli-{tmp_path.name}"
-    run = ["run", "--targets", "griddb,questdb", "--scales", "10", "--duration", "12h"]
+    run = ["run", "--targets", "griddb,postgres", "--scales", "10", "--duration", "12h"]
     run += ["--queries-per-type", "2", "--hot-runs", "1", "--run-id", "griddb", "--runtime", "local"]
     run += ["--results-dir", str(out / "runs"), "--cache-dir", str(dataset_cache), "--state-dir", str(state)]
     env = {**os.environ, "PYTHONPATH": str(ROOT / "plugins")}

@@ -132,6 +132,18 @@ def _wait_until_healthy(deployment: AirflowDeployment, process: subprocess.Popen
     )
 
 
+def _wait_until_parsed(deployment: AirflowDeployment, process: subprocess.Popen) -> None:
+    """The DAG processor registered the DAGs (its first parse; nothing registers them sooner)."""
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while time.monotonic() < deadline:
+        assert process.poll() is None, f"airflow_ui.sh exited ({process.returncode})"
+        listed = {dag["dag_id"] for dag in deployment.get("/dags", limit=100)["dags"]}
+        if {"tsbench_comparison", "tsbench_nightly"} <= listed:
+            return
+        time.sleep(2)
+    raise AssertionError(f"the DAGs were not registered after {READY_TIMEOUT_S} s; see {deployment.log_path}")
+
+
 def _stragglers(home: Path) -> list[psutil.Process]:
     """Processes of this deployment that left its process group (task supervisors may; the Celery
     form's components run in their own groups, its workers with an AIRFLOW_HOME below ``home``)."""
@@ -196,6 +208,7 @@ def airflow_ui(workdir: Path, extra_env: dict[str, str] | None = None) -> Iterat
         try:
             _wait_until_healthy(deployment, process)
             deployment.login()
+            _wait_until_parsed(deployment, process)
             yield deployment
         finally:
             _stop(process, home)

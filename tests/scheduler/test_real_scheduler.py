@@ -30,8 +30,8 @@ def _stamp(text: str | None) -> float:
 
 def test_starting_the_ui_runs_nothing_unasked(deployment: AirflowDeployment) -> None:
     dags = {dag["dag_id"]: dag for dag in deployment.get("/dags")["dags"]}
-    assert dags["tsbench_nightly"]["is_paused"] is False, "airflow_ui.sh switches the nightly on"
-    assert dags[DAG]["is_paused"] is False, "airflow_ui.sh switches the on-demand DAG on"
+    assert dags["tsbench_nightly"]["is_paused"] is False, "the nightly is created switched on"
+    assert dags[DAG]["is_paused"] is False, "the on-demand DAG is created switched on"
     next_run = dags["tsbench_nightly"]["next_dagrun_run_after"]
     assert next_run and _stamp(next_run) > time.time(), f"the nightly's next run is not ahead: {next_run}"
     time.sleep(30)  # several scheduler loops (the scheduler is healthy, both DAGs are on)

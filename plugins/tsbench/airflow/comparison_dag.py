@@ -231,15 +231,19 @@ def build_comparison_dag(
     latest_folder: str = "latest",
     limits: SweepLimits | None = None,
     study: Study | None = None,
+    paused_at_creation: bool = False,
 ):
     """``schedule``: a cron expression or None (on demand). ``latest_folder``: the publication's
     ``latest`` folder this DAG's passing runs replace (only the nightly owns ``latest``).
     ``limits``: the sweep limits ``validate_params`` applies (None: ``SweepLimits()``).
-    ``study``: the study when the DAG is a study's (its report checks the study's claims)."""
+    ``study``: the study when the DAG is a study's (its report checks the study's claims).
+    ``paused_at_creation``: whether the DAG starts paused when the DAG processor first registers
+    it (tsbench's DAGs start switched on; a DAG a user paused later stays paused)."""
 
     @dag(
         dag_id=dag_id,
         schedule=nightly_schedule(schedule) if schedule else None,
+        is_paused_upon_creation=paused_at_creation,
         catchup=False,
         max_active_runs=1,
         doc_md=doc_md,
