@@ -1,10 +1,11 @@
-"""The rollup trade-off (study E's materialized views): TimescaleDB's full edition at one scale,
-every query type on the raw hypertable (cold + hot passes), then a 1-minute continuous aggregate of
-cpu built (timed) and the types it answers run on it as many passes as the hot ones; every answer,
-raw or rolled up, checked against the oracle.
+"""The rollup trade-off (study E's materialized views): the targets that build rollups (default
+TimescaleDB's full edition — a continuous aggregate — and QuestDB — a materialized view) at one
+scale, one after the other; every query type on the raw data (cold + hot passes), then a 1-minute
+rollup of cpu built (timed) and the types it answers run on it as many passes as the hot ones;
+every answer, raw or rolled up, checked against the oracle.
 
-    .venv/bin/python bench/rollups.py [--scale 100] [--duration 1d] [--queries-per-type 10]
-        [--hot-runs 3] [--compress]
+    .venv/bin/python bench/rollups.py [--targets timescaledb_tsl,questdb] [--scale 100]
+        [--duration 1d] [--queries-per-type 10] [--hot-runs 3] [--compress]
 
 Prints the build time, rows and bytes of the rollup beside the raw data's, and per type the hot
 queries/s on the raw data and on the rollup with their ratio. One local server; nothing else runs.
@@ -28,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--targets", default="timescaledb_tsl,questdb")
     parser.add_argument("--scale", type=int, default=100)
     parser.add_argument("--duration", default="1d")
     parser.add_argument("--queries-per-type", type=int, default=10)
@@ -37,7 +39,7 @@ def main() -> None:
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="tsbench-rollups-", dir="/var/tmp"))
     work.chmod(0o755)  # PostgreSQL runs as postgres
-    run = ["run", "--targets", "timescaledb_tsl", "--scales", str(args.scale), "--duration", args.duration]
+    run = ["run", "--targets", args.targets, "--scales", str(args.scale), "--duration", args.duration]
     run += ["--queries-per-type", str(args.queries_per_type), "--hot-runs", str(args.hot_runs)]
     run += ["--workers", str(args.workers), "--rollup-after-load", "--run-id", "rollups"]
     run += ["--compress-after-load"] if args.compress else []
@@ -50,8 +52,10 @@ def main() -> None:
     comparison = json.loads((folder / "comparison.json").read_text())
     print(f"run in {(time.perf_counter() - started) / 60:.1f} min; report {folder}/report/report.html")
     for result in comparison["results"].values():
-        checks = result["targets"]["timescaledb_tsl"]["queries"]["answer_checks"]
-        print(f"answers: {checks['agreed']}/{checks['checked']} agree with the oracle (raw and rollup)")
+        for name, body in result["targets"].items():
+            checks = body["queries"]["answer_checks"]
+            agreed = f"{checks['agreed']}/{checks['checked']}"
+            print(f"{name} answers: {agreed} agree with the oracle (raw and rollup)")
     print_rollups(comparison)
 
 

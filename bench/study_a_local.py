@@ -147,12 +147,15 @@ def print_rollups(comparison: dict[str, Any]) -> None:
             if not rollup:
                 continue
             footprint = body.get("footprint") or {}
-            raw = (footprint.get("after_settle") or footprint.get("after_load") or {}).get("bytes")
+            stored = footprint.get("after_settle") or footprint.get("after_load") or {}
+            source = rollup.get("source", "")
+            own = [v for k, v in (stored.get("parts") or {}).items() if source and k.split(".")[0] == source]
+            raw = sum(own) if own else stored.get("bytes")
             print(
                 f"\nrollup {rollup['name']} of {target} at {spec['scale']} hosts, {spec['ingestion']}: "
                 f"built in {rollup['seconds']:.2f} s, {rollup['rows']:,} rows, "
                 f"{rollup['bytes'] / 1e6:.1f} MB "
-                f"(raw data {raw / 1e6 if raw else float('nan'):.1f} MB)"
+                f"(its raw table {raw / 1e6 if raw else float('nan'):.1f} MB)"
             )
             hot = body["queries"]["hot"]
             for qtype, stats in rollup["on_rollup"].items():

@@ -29,9 +29,11 @@ echo "== pytest"
 # pytest-xdist: TSBENCH_TEST_WORKERS processes (default 4 on our 2 cores: much of the suite waits on
 # servers, Airflow and Terraform's pollers); a module — or a folder sharing one deployment — stays
 # on one worker, longest first (tests/conftest.py: pytest_xdist_make_scheduler).
-# TSBENCH_TEST_WORKERS=0 runs everything in this process.
+# TSBENCH_TEST_WORKERS=0 runs everything in this process. A worker that dies (a crash in native
+# code, e.g. an in-process JVM) fails the run at once, naming the test it ran: --max-worker-restart=0
+# (with restarts, xdist re-ran the crashing test on fresh workers and once hung after the crash).
 set +e
-$py -m pytest -p no:cacheprovider -n "${TSBENCH_TEST_WORKERS:-4}" --durations=40 "$@"
+$py -m pytest -p no:cacheprovider -n "${TSBENCH_TEST_WORKERS:-4}" --max-worker-restart=0 --durations=40 "$@"
 status=$?
 set -e
 if [[ $status -eq 5 ]]; then

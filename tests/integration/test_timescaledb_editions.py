@@ -124,6 +124,7 @@ def test_the_pipeline_compresses_after_the_load_and_reports_it(tmp_path: Path, d
         assert targets[name]["status"] == "ok" and checks["mismatches"] == 0 and checks["agreed"] > 0
     rollup = targets["timescaledb_tsl"]["queries"]["rollup"]
     assert rollup["name"] == "cpu_1m" and rollup["rows"] > 0 and rollup["seconds"] > 0
+    assert rollup["source"] == "cpu"
     assert rollup["passes"] == 1 and set(rollup["on_rollup"]) >= {"single-groupby-1-1-1", "double-groupby-1"}
     assert targets["timescaledb"]["queries"].get("rollup") is None
     html = (folder / "report" / "report.html").read_text()

@@ -39,9 +39,12 @@ def test_only_the_full_timescaledb_edition_declares_compression_after_the_load()
 
 def test_a_run_whose_targets_cannot_roll_up_is_refused_naming_both_options() -> None:
     with pytest.raises(ValueError) as refused:
-        RunSpec(targets=["questdb"], rollup_after_load=True, compress_after_load=True)
+        RunSpec(targets=["postgres"], rollup_after_load=True, compress_after_load=True)
     text = str(refused.value)
-    assert "rollup_after_load: none of the run's targets can build a rollup; timescaledb_tsl can" in text
+    assert (
+        "rollup_after_load: none of the run's targets can build a rollup; questdb, timescaledb_tsl can"
+        in text
+    )
     assert "compress_after_load:" in text
     assert RunSpec(targets=["postgres", "timescaledb_tsl"], rollup_after_load=True).rollup_after_load
 
@@ -65,9 +68,30 @@ def test_the_rollup_answers_only_max_and_mean_per_bucket() -> None:
     assert "max(v_usage_user) AS max_usage_user" in text
     mean = tsl.render_on_rollup(object.__new__(tsl), _query("double-groupby-1", at, 12, None))
     assert mean is not None and "sum(v_usage_user) / sum(n_usage_user) AS mean_usage_user" in mean
-    for name in ("timescaledb", "questdb", "postgres"):
+    for name in ("timescaledb", "postgres", "influxdb"):
         target = load_target(name)
         assert not target.capabilities.builds_rollups
         assert (
             target.render_on_rollup(object.__new__(target), _query("double-groupby-1", at, 12, None)) is None
         )
+
+
+def test_questdb_answers_from_its_view_and_the_raw_edge_minutes() -> None:
+    questdb = load_target("questdb")
+    at = "2016-01-01T03:17:25+00:00"
+    assert questdb.render_on_rollup(object.__new__(questdb), _query("lastpoint", at, 1, None)) is None
+    text = questdb.render_on_rollup(
+        object.__new__(questdb), _query("single-groupby-1-1-1", at, 1, ("host_3",))
+    )
+    assert text is not None
+    # whole minutes 03:18 … 04:17 from the view, 03:17:25 … 03:18 and 04:17 … 04:17:25 from cpu
+    first, last = "'2016-01-01T03:18:00.000000Z'", "'2016-01-01T04:17:00.000000Z'"
+    assert f"FROM cpu_1m WHERE timestamp >= {first} AND timestamp < {last} AND hostname IN ('host_3')" in text
+    assert f"FROM cpu WHERE timestamp >= '2016-01-01T03:17:25.000000Z' AND timestamp < {first}" in text
+    assert f"FROM cpu WHERE timestamp >= {last} AND timestamp < '2016-01-01T04:17:25.000000Z'" in text
+    assert "max(v_usage_user) max_usage_user" in text and "timestamp_floor('1m', minute)" in text
+    mean = questdb.render_on_rollup(object.__new__(questdb), _query("double-groupby-1", at, 12, None))
+    assert (
+        mean is not None and "CAST(sum(v_usage_user) AS DOUBLE) / sum(n_usage_user) mean_usage_user" in mean
+    )
+    assert "GROUP BY bucket, hostname ORDER BY bucket, hostname" in mean

@@ -201,8 +201,8 @@ class QueryErrors(Record):
 class RollupFigures(Record):
     """The rollup built after the query passes (run option ``rollup_after_load``): its name and
     resolution (s), wall seconds of the build, rows and bytes (the database's own accounting), how,
-    and per query type it answers the stats of its passes on the rollup (as many as the hot
-    passes, summed like them; answers checked with the others in ``answer_checks``)."""
+    the table it rolls up, and per query type it answers the stats of its passes on the rollup (as
+    many as the hot passes, summed like them; answers checked with the others in ``answer_checks``)."""
 
     name: str = ""
     resolution_s: int = 0
@@ -210,6 +210,7 @@ class RollupFigures(Record):
     rows: int = 0
     bytes: Number = 0
     note: str = ""
+    source: str = ""
     passes: int = 0
     on_rollup: dict[str, QueryStats] = {}
 

@@ -117,7 +117,7 @@ class Compression:
 class Rollup:
     """What ``Target.build_rollup`` built: its name, its resolution in seconds, wall seconds of the
     whole build (create and materialise every row loaded), its rows and bytes by the database's own
-    accounting, and how."""
+    accounting, how, and the table it rolls up (``source``: its bytes are the raw data's)."""
 
     name: str
     resolution_s: int
@@ -125,6 +125,7 @@ class Rollup:
     rows: int
     bytes: int
     note: str = ""
+    source: str = ""
 
 
 class Writer(Protocol):

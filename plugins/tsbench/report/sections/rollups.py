@@ -8,7 +8,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tsbench.report.sections.status import TargetView
-from tsbench.results.model import FootprintPhase, Number, QueriesPhase, RollupFigures, RunResult
+from tsbench.results.model import (
+    FootprintFigures,
+    FootprintPhase,
+    Number,
+    QueriesPhase,
+    RollupFigures,
+    RunResult,
+)
 
 
 @dataclass(frozen=True)
@@ -29,7 +36,8 @@ class RollupTypeRow:
 @dataclass(frozen=True)
 class RollupRow:
     """One target's rollup, the raw data's bytes beside it (after settle, the database's own
-    accounting) and the types it answered."""
+    accounting of the table it rolls up — the whole footprint when the target reports no part per
+    table) and the types it answered."""
 
     target: TargetView
     rollup: RollupFigures
@@ -51,5 +59,13 @@ def rollup_rows(run: RunResult, targets: Sequence[TargetView]) -> list[RollupRow
             RollupTypeRow(qtype, queries.hot[qtype].qps if qtype in queries.hot else None, stats.qps)
             for qtype, stats in queries.rollup.on_rollup.items()
         ]
-        rows.append(RollupRow(target, queries.rollup, stored.bytes if stored else None, types))
+        rows.append(RollupRow(target, queries.rollup, _raw_bytes(stored, queries.rollup.source), types))
     return rows
+
+
+def _raw_bytes(stored: FootprintFigures | None, source: str) -> Number | None:
+    """The parts of ``source`` (``cpu``, or ``cpu.table`` + ``cpu.indexes`` + …), else the whole."""
+    if stored is None:
+        return None
+    own = [size for part, size in stored.parts.items() if source and part.split(".")[0] == source]
+    return sum(own) if own else stored.bytes

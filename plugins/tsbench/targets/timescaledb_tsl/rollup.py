@@ -14,16 +14,13 @@ are not answered from the view.
 from __future__ import annotations
 
 from tsbench.targets.postgres.dialect import instant
+from tsbench.targets.rollups import MEASUREMENT, RESOLUTION_NS, answerable
 from tsbench.targets.timescaledb.dialect import TimescaleDialect
-from tsbench.timeutil import NS_PER_MINUTE
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.query_types import Kind
 
-MEASUREMENT = "cpu"
 VIEW = "cpu_1m"
-RESOLUTION_NS = NS_PER_MINUTE
 ANSWERED = {Kind.GROUPBY: "groupby", Kind.GROUPBY_HOST: "groupby_host"}
-AGGREGATIONS = ("max", "mean")
 
 
 def create_view(fields: tuple[str, ...]) -> str:
@@ -35,18 +32,6 @@ def create_view(fields: tuple[str, ...]) -> str:
         "WITH (timescaledb.continuous, timescaledb.materialized_only = true) AS "
         f"SELECT time_bucket(INTERVAL '1 minute', time) AS minute, tags_id, {columns} "
         f"FROM {MEASUREMENT} GROUP BY minute, tags_id WITH NO DATA"
-    )
-
-
-def answerable(query: LogicalQuery) -> bool:
-    qtype = query.query_type
-    return (
-        query.measurement == MEASUREMENT
-        and qtype.kind in ANSWERED
-        and qtype.agg in AGGREGATIONS
-        and qtype.bucket_ns % RESOLUTION_NS == 0
-        and query.start_ns is not None
-        and query.end_ns is not None
     )
 
 

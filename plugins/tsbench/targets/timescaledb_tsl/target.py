@@ -109,6 +109,7 @@ class TimescaleTslTarget(TimescaleTarget):
             int(rows[0]) if rows else 0,
             int(size[0] or 0) if size else 0,
             note,
+            rollup.MEASUREMENT,
         )
 
     def render_on_rollup(self, query: LogicalQuery) -> str | None:
