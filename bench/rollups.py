@@ -37,6 +37,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--compress", action="store_true", help="compress the hypertable first")
     args = parser.parse_args()
+    sys.path.insert(0, str(ROOT / "plugins"))  # print_rollups reads the figures with tsbench's model
     work = Path(tempfile.mkdtemp(prefix="tsbench-rollups-", dir="/var/tmp"))
     work.chmod(0o755)  # PostgreSQL runs as postgres
     run = ["run", "--targets", args.targets, "--scales", str(args.scale), "--duration", args.duration]

@@ -139,7 +139,11 @@ def print_ratios(figures: dict, targets: list[str]) -> None:
 
 def print_rollups(comparison: dict[str, Any]) -> None:
     """Per point and target that built a rollup: build seconds, rows, bytes beside the raw data's
-    (after settle), and per type the hot queries/s on the raw data and on the rollup."""
+    (after settle; the rolled-up table's own, as the report sets it), and per type the hot
+    queries/s on the raw data and on the rollup."""
+    from tsbench.report.sections.rollups import rolled_up_table_bytes
+    from tsbench.results.model import FootprintFigures
+
     for result in comparison["results"].values():
         spec = result["spec"]
         for target, body in result["targets"].items():
@@ -148,9 +152,7 @@ def print_rollups(comparison: dict[str, Any]) -> None:
                 continue
             footprint = body.get("footprint") or {}
             stored = footprint.get("after_settle") or footprint.get("after_load") or {}
-            source = rollup.get("source", "")
-            own = [v for k, v in (stored.get("parts") or {}).items() if source and k.split(".")[0] == source]
-            raw = sum(own) if own else stored.get("bytes")
+            raw = rolled_up_table_bytes(FootprintFigures.model_validate(stored), rollup.get("source", ""))
             print(
                 f"\nrollup {rollup['name']} of {target} at {spec['scale']} hosts, {spec['ingestion']}: "
                 f"built in {rollup['seconds']:.2f} s, {rollup['rows']:,} rows, "

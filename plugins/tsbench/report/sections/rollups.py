@@ -59,11 +59,13 @@ def rollup_rows(run: RunResult, targets: Sequence[TargetView]) -> list[RollupRow
             RollupTypeRow(qtype, queries.hot[qtype].qps if qtype in queries.hot else None, stats.qps)
             for qtype, stats in queries.rollup.on_rollup.items()
         ]
-        rows.append(RollupRow(target, queries.rollup, _raw_bytes(stored, queries.rollup.source), types))
+        rows.append(
+            RollupRow(target, queries.rollup, rolled_up_table_bytes(stored, queries.rollup.source), types)
+        )
     return rows
 
 
-def _raw_bytes(stored: FootprintFigures | None, source: str) -> Number | None:
+def rolled_up_table_bytes(stored: FootprintFigures | None, source: str) -> Number | None:
     """The parts of ``source`` (``cpu``, or ``cpu.table`` + ``cpu.indexes`` + …), else the whole."""
     if stored is None:
         return None

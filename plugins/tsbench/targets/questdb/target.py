@@ -249,9 +249,10 @@ class QuestDBTarget(Target):
         without fields is a line of tags and timestamp (stored with NULL fields)."""
         return LineFormat(LineBuilder("questdb", use_case, tags, fieldless_lines=True), gzip_level=0)
 
-    def wal_state(self) -> list[tuple[str, bool, int, int, str]]:
-        """``(table, suspended, writerTxn, sequencerTxn, errorMessage)`` of our tables."""
-        names = ", ".join(dialect.literal(t) for t in self.tables)
+    def wal_state(self, tables: list[str] | None = None) -> list[tuple[str, bool, int, int, str]]:
+        """``(table, suspended, writerTxn, sequencerTxn, errorMessage)`` of ``tables`` (default:
+        the use case's tables)."""
+        names = ", ".join(dialect.literal(t) for t in (self.tables if tables is None else tables))
         return [
             (str(name), bool(suspended), int(writer), int(sequencer), str(message or ""))
             for name, suspended, writer, sequencer, message in self._admin(
@@ -343,10 +344,8 @@ class QuestDBTarget(Target):
             status, refreshed, base, reason = found[0] if found else ("missing", -1, 0, "")
             if status == "invalid":
                 raise TargetError(f"questdb: materialized view {rollup.VIEW} invalid: {reason}")
-            view_wal = self._admin(
-                f"SELECT writerTxn, sequencerTxn FROM wal_tables() WHERE name = '{rollup.VIEW}'"
-            )
-            applied = bool(view_wal) and int(view_wal[0][0]) >= int(view_wal[0][1])
+            view_wal = self.wal_state([rollup.VIEW])
+            applied = bool(view_wal) and view_wal[0][2] >= view_wal[0][3]
             if status == "valid" and int(refreshed) >= int(base) and applied:
                 return
             if time.monotonic() > deadline:
