@@ -7,8 +7,9 @@ every answer, raw or rolled up, checked against the oracle.
     .venv/bin/python bench/rollups.py [--targets timescaledb_tsl,questdb] [--scale 100]
         [--duration 1d] [--queries-per-type 10] [--hot-runs 3] [--compress]
 
-Prints the build time, rows and bytes of the rollup beside the raw data's, and per type the hot
-queries/s on the raw data and on the rollup with their ratio. One local server; nothing else runs.
+Prints the build time, rows and bytes of the rollup beside the raw data's, per type the hot
+queries/s on the raw data and on the rollup with their ratio, and the rollup's refresh after an
+hour of rows is appended. One local server; nothing else runs.
 """
 
 from __future__ import annotations

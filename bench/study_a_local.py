@@ -159,6 +159,12 @@ def print_rollups(comparison: dict[str, Any]) -> None:
                 f"{rollup['bytes'] / 1e6:.1f} MB "
                 f"(its raw table {raw / 1e6 if raw else float('nan'):.1f} MB)"
             )
+            if refresh := rollup.get("refresh"):
+                print(
+                    f"  refresh after an append of {refresh['rows_appended']:,} rows (written and flushed in "
+                    f"{refresh['append_s']:.2f} s): {refresh['refresh_s']:.3f} s, "
+                    f"{refresh['rollup_rows']:,} rollup rows for them"
+                )
             hot = body["queries"]["hot"]
             for qtype, stats in rollup["on_rollup"].items():
                 raw_qps = hot.get(qtype, {}).get("qps")

@@ -21,6 +21,10 @@ TSBENCH_SKIP_DB_MIGRATE=1
 # shellcheck source=scripts/setup_all.sh
 source scripts/setup_all.sh
 export AIRFLOW__API__HOST="${AIRFLOW__API__HOST:-127.0.0.1}"  # loopback unless you say otherwise
+# LocalExecutor forks all its task slots at start (Airflow's default: 32 processes). One branch
+# measures on this machine at a time; 8 slots hold it, its DAG runs' waiting acquire_machine tasks
+# and their dataset/oracle steps.
+export AIRFLOW__CORE__PARALLELISM="${AIRFLOW__CORE__PARALLELISM:-8}"
 # shellcheck source=scripts/lib.sh
 source scripts/lib.sh
 warm_execution_api "http://$AIRFLOW__API__HOST:${AIRFLOW__API__PORT:-8080}" > /dev/null 2>&1 &

@@ -44,7 +44,7 @@ SHARED_FOLDERS = ("tests/scheduler/",)
 # starts a long one when the others are nearly done; CPU-bound unit modules go before quick ones.
 LONGEST_FIRST = (
     "tests/scheduler/",  # ~280: an Airflow deployment, two triggered runs, a browser
-    "tests/celery/test_celery_form.py",  # the Celery form: two runs, a killed worker's retry
+    "tests/celery/test_celery_form.py",  # the Celery form: an aws run, a local run with a killed worker
     "tests/integration/test_griddb_server.py",  # ~210: GridDB node, a killed branch, the CLI pipeline
     "tests/dags/test_dag_aws.py",  # ~140: Terraform against moto; the provider's pollers wait 10 s
     "tests/dags/test_dag_run.py",  # ~130: three dag.test() runs

@@ -24,7 +24,7 @@ from typing import Any
 from tsbench.measure.load import load
 from tsbench.measure.query_runner import PassResult, pooled, run_pass
 from tsbench.measure.resources import ResourceSampler
-from tsbench.measure.rollup import measure_rollup
+from tsbench.measure.rollup import measure_rollup, remove_appended
 from tsbench.measure.wire_cache import WireCache, ensure_wire_cache
 from tsbench.results import model as records
 from tsbench.results.files import read_json, write_json_atomic
@@ -246,6 +246,9 @@ class TargetPhases:
         runnable = [q for q in queries if q.type not in unsupported]
         server = self.server()
         with self.connect() as target:
+            rollup_asked = self.spec.rollup_after_load and target.capabilities.builds_rollups
+            if rollup_asked:
+                remove_appended(target, self.dataset, self.name)
             rendered = {q.id: target.render(q) for q in runnable}
             write_jsonl(
                 self.dir / "rendered.jsonl",
@@ -261,9 +264,9 @@ class TargetPhases:
                         )
                     )
             rollup, rollup_passes = None, []
-            if self.spec.rollup_after_load and target.capabilities.builds_rollups:
+            if rollup_asked:
                 rollup, rollup_passes = measure_rollup(
-                    target, runnable, expected, self.spec.workers, self.spec.hot_runs, self.name
+                    target, self.dataset, runnable, expected, self.spec.workers, self.spec.hot_runs, self.name
                 )
         in_run = {t: r for t, r in unsupported.items() if t in {q.type for q in queries}}
         record = _queries_record(passes, in_run, sampler.summary(), rollup, rollup_passes)

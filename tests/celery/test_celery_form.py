@@ -29,7 +29,7 @@ pytest_plugins = ("integration.minio", "integration.moto")
 pytestmark = pytest.mark.integration
 DAG = "tsbench_comparison"
 STATE_BASE = Path("/var/tmp/tsbench-tests")  # short: PostgreSQL's socket path limit
-TWO_TARGETS = {
+AWS_TARGETS = {  # two targets, each on its own (emulated) host
     "targets": ["questdb", "postgres"],
     "scales": [10],
     "duration": "6h",
@@ -96,44 +96,6 @@ def _keys(minio_server: MinioServer, bucket: str) -> set[str]:
     return {item["Key"] for page in pages for item in page.get("Contents", [])}
 
 
-def test_two_targets_on_two_workers_that_share_no_disk(
-    celery: tuple[AirflowDeployment, str, Path], minio_server: MinioServer
-) -> None:
-    deployment, store, var = celery
-    assert (deployment.home / "celery" / "secrets" / "sql_alchemy_conn").read_text().startswith("postgresql")
-    health = deployment.get("/monitor/health")
-    assert health["metadatabase"]["status"] == "healthy"
-    run_id = deployment.trigger(DAG, TWO_TARGETS)
-    run = deployment.wait_for_run(DAG, run_id)
-    instances = deployment.task_instances(DAG, run_id)
-    states = {(ti["task_id"], ti["map_index"]): ti["state"] for ti in instances}
-    assert run["state"] == "success", (states, deployment.log_path)
-
-    where = _workers_by_task(deployment, run_id)
-    ran = {key for key, state in states.items() if state == "success"}
-    assert ran <= set(where), f"tasks without a log in any worker's own folder: {ran - set(where)}"
-    assert set(where.values()) == {"worker-1", "worker-2"}, where
-    keys = _keys(minio_server, store)
-    runs = {key.split("/")[2] for key in keys if key.startswith("team/runs/") and "/scale-10/" in key}
-    assert len(runs) == 1, runs
-    folder = f"team/runs/{runs.pop()}"
-    assert {
-        f"{folder}/report/report.html",
-        f"{folder}/report/report.pdf",
-        f"{folder}/validation.json",
-    } <= keys
-    for target in TWO_TARGETS["targets"]:
-        for phase in ("provision", "load", "queries", "teardown"):
-            assert f"{folder}/scale-10/targets/{target}/{phase}.json" in keys
-    assert not [key for key in keys if "/leases/" in key], "a host lease was not given back"
-    states = list(var.glob("*/worker-*/state"))
-    assert len(states) == 2, states
-    for state in states:
-        _assert_nothing_left_running(state)
-    _assert_logs_in_the_ui(deployment, run_id, instances, keys)
-    _assert_no_worker_path_handed_on(deployment, run_id, var)
-
-
 def _assert_no_worker_path_handed_on(deployment: AirflowDeployment, run_id: str, var: Path) -> None:
     """What a task hands the next (the XCom values later tasks take as arguments: the plan, the
     points, the branches) names no worker's folder — only run store URLs — so no task could read a
@@ -179,7 +141,7 @@ STATE_BUCKET = "tsbench-team-tfstate"
 
 def _aws_conf(moto_url: str, ami: str, backend: Path) -> dict[str, Any]:
     return {
-        **TWO_TARGETS,
+        **AWS_TARGETS,
         "runtime": "aws",
         "aws": run_options(moto_url, ami, max_parallel_hosts=2, backend_config=str(backend)),
     }
@@ -294,8 +256,104 @@ def _assert_failure_published(
     assert not [log for log in logs if CANARY in log.read_text(errors="replace")]
 
 
-KILL_CONF = {"targets": ["postgres"], "scales": [100], "duration": "1d", "queries_per_type": 1, "hot_runs": 1}
-LOAD = ("benchmark.load", 0)
+# Last in the module (it kills a worker). Two local targets on two workers; the worker running the
+# load of the branch that takes the machine second is killed (nothing else of the run runs then:
+# the first branch has torn down).
+LOCAL_CONF = {
+    "targets": ["questdb", "postgres"],
+    "scales": [100],
+    "duration": "1d",
+    "queries_per_type": 1,
+    "hot_runs": 1,
+}
+ROWS = {"cpu": 864_000}  # 100 hosts × 1 day at 10 s
+
+
+def test_two_targets_on_two_workers_one_killed_while_loading(
+    celery: tuple[AirflowDeployment, str, Path], minio_server: MinioServer
+) -> None:
+    """The run's tasks spread over both workers, which share no disk; the killed worker's load is
+    retried on the other, loads its target exactly once, and the report is still published."""
+    deployment, store, var = celery
+    assert (deployment.home / "celery" / "secrets" / "sql_alchemy_conn").read_text().startswith("postgresql")
+    health = deployment.get("/monitor/health")
+    assert health["metadatabase"]["status"] == "healthy"
+    run_id = deployment.trigger(DAG, LOCAL_CONF)
+    killed, victim = _second_load(deployment, run_id)
+    time.sleep(2.0)  # rows are arriving
+    killed_at = time.time()
+    _kill_worker(deployment, victim)
+    run = deployment.wait_for_run(DAG, run_id)
+    instances = deployment.task_instances(DAG, run_id)
+    states = {(ti["task_id"], ti["map_index"]): ti["state"] for ti in instances}
+    assert run["state"] == "success", (states, deployment.log_path)
+
+    where = _workers_by_task(deployment, run_id)
+    ran = {key for key, state in states.items() if state == "success"}
+    assert ran <= set(where), f"tasks without a log in any worker's own folder: {ran - set(where)}"
+    before = {(ti["task_id"], ti["map_index"]) for ti in instances if _ended_before(ti, killed_at)}
+    assert {where[key] for key in before & ran} == {"worker-1", "worker-2"}, where
+    folder = _assert_published(minio_server, store)
+    _assert_retried_once(deployment, minio_server, store, run_id, killed, victim, folder)
+    states_roots = list(var.glob("*/worker-*/state"))
+    assert len(states_roots) == 2, states_roots
+    for state in states_roots:
+        _assert_nothing_left_running(state)
+    _assert_logs_in_the_ui(deployment, run_id, instances, _keys(minio_server, store))
+    _assert_no_worker_path_handed_on(deployment, run_id, var)
+
+
+def _ended_before(ti: dict[str, Any], moment: float) -> bool:
+    return bool(ti["end_date"]) and _instant(ti["end_date"]) < moment
+
+
+def _assert_published(minio_server: MinioServer, store: str) -> str:
+    """The run's folder in the run store (its key prefix), with the report and every phase."""
+    keys = _keys(minio_server, store)
+    runs = {key.split("/")[2] for key in keys if key.startswith("team/runs/") and "/scale-100/" in key}
+    assert len(runs) == 1, runs
+    folder = f"team/runs/{runs.pop()}"
+    assert {
+        f"{folder}/report/report.html",
+        f"{folder}/report/report.pdf",
+        f"{folder}/validation.json",
+    } <= keys, "the report was not published to the run store"
+    for target in LOCAL_CONF["targets"]:
+        for phase in ("provision", "load", "queries", "teardown"):
+            assert f"{folder}/scale-100/targets/{target}/{phase}.json" in keys
+    assert not [key for key in keys if "/leases/" in key], "a host lease was not given back"
+    return folder
+
+
+def _assert_retried_once(
+    deployment: AirflowDeployment,
+    minio_server: MinioServer,
+    store: str,
+    run_id: str,
+    killed: dict[str, Any],
+    victim: str,
+    folder: str,
+) -> None:
+    """The killed load ran a second try on the surviving worker and its target holds each row once."""
+    index = killed["map_index"]
+    load = next(
+        ti
+        for ti in deployment.task_instances(DAG, run_id)
+        if (ti["task_id"], ti["map_index"]) == ("benchmark.load", index)
+    )
+    assert load["try_number"] == 2, load
+    survivor = ({"worker-1", "worker-2"} - {victim}).pop()
+    retried = list(
+        (deployment.home / "celery" / survivor / "airflow" / "logs").glob(
+            f"dag_id={DAG}/run_id={run_id}/task_id=benchmark.load/map_index={index}/attempt=2.log"
+        )
+    )
+    assert retried, f"the retried load did not run on {survivor}"
+    target = load["rendered_map_index"].split(" × ")[1]  # rendered once the task has run
+    record = f"{folder}/scale-100/targets/{target}/load.json"
+    body = json.loads(minio_server.client().get_object(Bucket=store, Key=record)["Body"].read())
+    assert body["row_count_ok"] is True
+    assert [trial["row_counts"] for trial in body["trials"]] == [ROWS]  # loaded once
 
 
 def _kill_worker(deployment: AirflowDeployment, worker: str) -> None:
@@ -315,48 +373,28 @@ def _environ(proc: psutil.Process) -> dict[str, str]:
         return {}
 
 
-def _worker_loading(deployment: AirflowDeployment, run_id: str, timeout_s: float = 600) -> str:
-    """The worker running the load task's first try, once it runs."""
+def _second_load(
+    deployment: AirflowDeployment, run_id: str, timeout_s: float = 900
+) -> tuple[dict[str, Any], str]:
+    """The load task of the branch that takes the machine second, once it runs after the other
+    branch's teardown, and the worker running it."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        running = [
+        instances = deployment.task_instances(DAG, run_id)
+        torn_down = {
+            ti["map_index"]
+            for ti in instances
+            if ti["task_id"] == "benchmark.teardown" and ti["state"] == "success"
+        }
+        second = [
             ti
-            for ti in deployment.task_instances(DAG, run_id)
-            if (ti["task_id"], ti["map_index"]) == LOAD and ti["state"] == "running"
+            for ti in instances
+            if ti["task_id"] == "benchmark.load"
+            and ti["state"] == "running"
+            and torn_down - {ti["map_index"]}
         ]
         where = _workers_by_task(deployment, run_id)
-        if running and LOAD in where:
-            return where[LOAD]
+        if second and ("benchmark.load", second[0]["map_index"]) in where:
+            return second[0], where[("benchmark.load", second[0]["map_index"])]
         time.sleep(0.5)
-    raise AssertionError(f"the load of run {run_id} never ran")
-
-
-def test_a_worker_killed_while_loading_is_retried_on_the_other_loading_once(
-    celery: tuple[AirflowDeployment, str, Path], minio_server: MinioServer
-) -> None:
-    deployment, store, _ = celery
-    run_id = deployment.trigger(DAG, KILL_CONF)
-    victim = _worker_loading(deployment, run_id)
-    time.sleep(2.0)  # rows are arriving
-    _kill_worker(deployment, victim)
-    run = deployment.wait_for_run(DAG, run_id)
-    instances = deployment.task_instances(DAG, run_id)
-    states = {(ti["task_id"], ti["map_index"]): ti["state"] for ti in instances}
-    assert run["state"] == "success", (states, deployment.log_path)
-    load = next(ti for ti in instances if (ti["task_id"], ti["map_index"]) == LOAD)
-    assert load["try_number"] == 2, load
-    survivor = ({"worker-1", "worker-2"} - {victim}).pop()
-    retried = list(
-        (deployment.home / "celery" / survivor / "airflow" / "logs").glob(
-            f"dag_id={DAG}/run_id={run_id}/task_id=benchmark.load/**/attempt=2.log"
-        )
-    )
-    assert retried, f"the retried load did not run on {survivor}"
-    client = minio_server.client()
-    keys = _keys(minio_server, store)
-    record = next(k for k in keys if k.endswith("/scale-100/targets/postgres/load.json"))
-    body = json.loads(client.get_object(Bucket=store, Key=record)["Body"].read())
-    assert body["row_count_ok"] is True
-    assert [trial["row_counts"] for trial in body["trials"]] == [{"cpu": 864_000}]  # loaded once
-    folder = record.removesuffix("scale-100/targets/postgres/load.json")
-    assert f"{folder}report/report.pdf" in keys, "the report was not published to the run store"
+    raise AssertionError(f"the second branch of run {run_id} never loaded")

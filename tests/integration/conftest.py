@@ -112,6 +112,20 @@ def check_decoding_in_parts(target: Target, dataset: Dataset, rows_per_part: int
     return len(at_once.rows)
 
 
+def check_refresh_after_append(target: Target, dataset: Dataset) -> None:
+    """An hour appended after the dataset reaches the target's rollup (one row per host and
+    minute, checked by ``measure_refresh``); a retried queries phase finds those rows and removes
+    them, leaving the dataset's rows."""
+    from tsbench.measure.rollup import measure_refresh, remove_appended
+
+    refresh = measure_refresh(target, dataset, target.name)
+    assert refresh.rows_appended == dataset.scale * 360 and refresh.rollup_rows == dataset.scale * 60
+    assert refresh.append_s > 0 and refresh.refresh_s >= 0 and refresh.note, refresh
+    assert target.row_count("cpu") == dataset.rows["cpu"] + refresh.rows_appended
+    remove_appended(target, dataset, target.name)
+    assert target.row_count("cpu") == dataset.rows["cpu"]
+
+
 def check_all_queries(
     target: Target,
     dataset: Dataset,

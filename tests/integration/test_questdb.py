@@ -12,7 +12,13 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from conftest import check_all_queries, check_decoding_in_parts, check_ycsb_ts, load_all
+from conftest import (
+    check_all_queries,
+    check_decoding_in_parts,
+    check_refresh_after_append,
+    check_ycsb_ts,
+    load_all,
+)
 
 from tsbench.runtimes.local import LocalServer
 from tsbench.spec import DatasetSpec
@@ -91,7 +97,7 @@ def test_a_materialized_view_answers_as_the_raw_rows(
     """The 1-minute materialized view of cpu holds one row per host and minute, in less space than
     the raw rows, once refreshed up to cpu's last transaction; the types it answers (single-groupby,
     cpu-max-all, double-groupby) give the oracle's answers over windows that start and end at any
-    second; the others are not answered from it; a new schema drops it."""
+    second; the others are not answered from it; an appended hour reaches it; a new schema drops it."""
     _, target = loaded
     built = target.build_rollup()
     minutes = (small_dataset.end_ns - small_dataset.start_ns) // NS_PER_MINUTE
@@ -104,6 +110,7 @@ def test_a_materialized_view_answers_as_the_raw_rows(
         name for name, qtype in QUERY_TYPES.items() if qtype.kind in (Kind.GROUPBY, Kind.GROUPBY_HOST)
     }
     assert set(answered) == expected and all(answered.values()), answered
+    check_refresh_after_append(target, small_dataset)
     target.create_schema()
     assert target._admin("SELECT count() FROM materialized_views()") == [(0,)]
     load_all(target, small_dataset)  # as the module's later tests expect it

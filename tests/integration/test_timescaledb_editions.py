@@ -14,7 +14,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from conftest import check_all_queries, load_all
+from conftest import check_all_queries, check_refresh_after_append, load_all
 
 from tsbench.results.files import read_json
 from tsbench.runtimes.local import LocalServer
@@ -75,7 +75,7 @@ def test_a_continuous_aggregate_answers_as_the_raw_rows(editions: dict, small_da
     """The 1-minute continuous aggregate of cpu holds one row per host and minute, in less space
     than the raw rows; the types it answers (single-groupby, cpu-max-all, double-groupby) give the
     oracle's answers over windows that start and end at any second; the others are not answered
-    from it; a new schema drops it with the table."""
+    from it; an appended hour reaches it when refreshed; a new schema drops it with the table."""
     _, tsl = editions["tsl"]
     load_all(tsl, small_dataset)
     built = tsl.build_rollup()
@@ -87,6 +87,8 @@ def test_a_continuous_aggregate_answers_as_the_raw_rows(editions: dict, small_da
     answered = check_all_queries(tsl, small_dataset, per_type=4, render=tsl.render_on_rollup)
     expected = {name for name, qtype in QUERY_TYPES.items() if qtype.kind in ROLLUP_KINDS}
     assert set(answered) == expected and all(answered.values()), answered
+    check_refresh_after_append(tsl, small_dataset)
+    assert tsl.build_rollup().rows == built.rows  # a retried queries phase builds it again
     tsl.create_schema()
     with tsl.connect() as conn:
         left = conn.execute("SELECT count(*) FROM timescaledb_information.continuous_aggregates").fetchone()
@@ -126,7 +128,10 @@ def test_the_pipeline_compresses_after_the_load_and_reports_it(tmp_path: Path, d
     assert rollup["name"] == "cpu_1m" and rollup["rows"] > 0 and rollup["seconds"] > 0
     assert rollup["source"] == "cpu"
     assert rollup["passes"] == 1 and set(rollup["on_rollup"]) >= {"single-groupby-1-1-1", "double-groupby-1"}
+    refresh = rollup["refresh"]  # an hour appended to compressed data: one rollup row per host and minute
+    assert refresh["rollup_rows"] * 6 == refresh["rows_appended"] > 0 and refresh["refresh_s"] > 0
     assert targets["timescaledb"]["queries"].get("rollup") is None
     html = (folder / "report" / "report.html").read_text()
     assert "Compressed after the load" in html and "TimescaleDB (full edition)" in html
     assert "Rollup" in html and "cpu_1m" in html and "Timescale License" in html
+    assert f"{refresh['rows_appended']:,} rows appended" in html and "refresh_continuous_aggregate" in html

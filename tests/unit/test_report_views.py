@@ -22,6 +22,7 @@ from tsbench.results.model import (
     QueryStats,
     Resources,
     RollupFigures,
+    RollupRefreshFigures,
     TargetResult,
 )
 from tsbench.spec import RunSpec
@@ -84,7 +85,8 @@ def test_every_template_attribute_exists() -> None:
         for name, value in vars(cls).items()
         if callable(value) or isinstance(value, property)
     }
-    for record in (QueryStats, Resources, CacheReset, LoadTrial, CompressionFigures, RollupFigures, RunSpec):
+    records = (QueryStats, Resources, CacheReset, LoadTrial, CompressionFigures, RollupFigures, RunSpec)
+    for record in (*records, RollupRefreshFigures):
         known |= set(record.model_fields)
     known |= DATASET_KEYS | WIRE_KEYS | SAMPLE_KEYS | DIFF_ROW_KEYS | DICT_METHODS
     unknown = _template_attributes() - known

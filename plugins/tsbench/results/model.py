@@ -198,11 +198,25 @@ class QueryErrors(Record):
     samples: list[dict[str, Any]] = []
 
 
+class RollupRefreshFigures(Record):
+    """Rows appended after the rollup's passes (the dataset's last hour of the rolled-up table,
+    moved past its end into a day of its own), seconds to write and flush them, seconds until the
+    rollup held them (``Target.refresh_rollup``), its rows over the appended span (checked: one per
+    entity and rollup interval), and how the target refreshes."""
+
+    rows_appended: int = 0
+    append_s: Number = 0.0
+    refresh_s: Number = 0.0
+    rollup_rows: int = 0
+    note: str = ""
+
+
 class RollupFigures(Record):
     """The rollup built after the query passes (run option ``rollup_after_load``): its name and
     resolution (s), wall seconds of the build, rows and bytes (the database's own accounting), how,
-    the table it rolls up, and per query type it answers the stats of its passes on the rollup (as
-    many as the hot passes, summed like them; answers checked with the others in ``answer_checks``)."""
+    the table it rolls up, per query type it answers the stats of its passes on the rollup (as many
+    as the hot passes, summed like them; answers checked with the others in ``answer_checks``), and
+    its refresh after an append."""
 
     name: str = ""
     resolution_s: int = 0
@@ -213,6 +227,7 @@ class RollupFigures(Record):
     source: str = ""
     passes: int = 0
     on_rollup: dict[str, QueryStats] = {}
+    refresh: RollupRefreshFigures | None = None  # after the passes; absent in runs before it
 
 
 class QueriesPhase(Record):

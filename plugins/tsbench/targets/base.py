@@ -128,6 +128,16 @@ class Rollup:
     source: str = ""
 
 
+@dataclass(frozen=True)
+class RollupRefresh:
+    """What ``Target.refresh_rollup`` measured: wall seconds until the rollup held rows appended
+    (and flushed) after it was built, the rollup's rows over the appended span, and how."""
+
+    seconds: float
+    rows: int
+    note: str = ""
+
+
 class Writer(Protocol):
     """One load worker's connection. ``write`` sends one batch and returns the rows it accepted.
 
@@ -281,6 +291,16 @@ class Target(ABC):
         """``query`` answered from the rollup ``build_rollup`` built, to the same answer as the raw
         data's; None when the rollup cannot answer it."""
         return None
+
+    def refresh_rollup(self, start_ns: int, end_ns: int) -> RollupRefresh:
+        """Bring the rollup up to rows appended in ``[start_ns, end_ns)`` after it was built (already
+        flushed); timed until the rollup holds them (targets whose ``capabilities.builds_rollups``)."""
+        raise TargetError(f"{self.name} cannot build a rollup: {self.capabilities.rollups}")
+
+    def remove_rows_from(self, measurement: str, start_ns: int) -> None:
+        """Delete the rows of ``measurement`` at or after ``start_ns`` (rows a rollup's refresh
+        appended after the dataset, in days of their own; a retried queries phase removes them)."""
+        raise TargetError(f"{self.name} cannot build a rollup: {self.capabilities.rollups}")
 
     def close(self) -> None:  # noqa: B027 - an optional hook
         """Release connections held by the target object itself."""

@@ -27,7 +27,6 @@ from tsbench.targets.base import (
     Capabilities,
     Endpoint,
     Footprint,
-    Rollup,
     Target,
     TargetError,
     send_encoded,
@@ -36,6 +35,7 @@ from tsbench.targets.httpclient import LeanHttp
 from tsbench.targets.lineprotocol import LineBuilder, LineFormat
 from tsbench.targets.questdb import dialect, rollup
 from tsbench.targets.questdb.rest import QuestDBRestSession
+from tsbench.targets.questdb.rollup_target import QuestDBRollups
 from tsbench.targets.questdb.server import QuestDBServer
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.usecases import INT, Measurement, UseCase
@@ -153,7 +153,7 @@ def table_ddl(measurement: Measurement, use_case: UseCase, dedup: bool | None = 
     return text
 
 
-class QuestDBTarget(Target):
+class QuestDBTarget(QuestDBRollups, Target):
     name = "questdb"
     title = "QuestDB"
     colour = "#CC79A7"
@@ -299,61 +299,6 @@ class QuestDBTarget(Target):
         rows = self._admin(f"SELECT tableName, diskSize FROM table_storage() WHERE tableName IN ({names})")
         parts = {str(name): int(size) for name, size in rows}
         return Footprint(bytes=sum(parts.values()), note=FOOTPRINT_NOTE, parts=parts)
-
-    def build_rollup(self) -> Rollup:
-        """Create the 1-minute materialized view of cpu and wait until its refresh has caught up
-        with every transaction of cpu and its own WAL is applied: timed as one step. Rows and bytes
-        are the view's (``table_storage().diskSize``)."""
-        fields = next(m.field_names for m in self.use_case.measurements if m.name == rollup.MEASUREMENT)
-        started = time.perf_counter()
-        self._admin(rollup.drop_view())
-        self._admin(rollup.create_view(fields, self.use_case.entity_key))
-        self._wait_for_view()
-        seconds = time.perf_counter() - started
-        rows = int(self._admin(f"SELECT count() FROM {rollup.VIEW}")[0][0])
-        note = (
-            f"materialized view {rollup.VIEW} (SAMPLE BY 1m × host; max, sum, count per field), "
-            "incremental refresh; table_storage().diskSize of the view once settled (the writer's "
-            "preallocated append pages released; not in the build time) — like the raw table's figure it "
-            "counts the open WAL segment, ~1 MiB per column (~32 MiB for cpu's 10 fields)"
-        )
-        stored = self._settled_bytes(rollup.VIEW)
-        return Rollup(
-            rollup.VIEW, rollup.RESOLUTION_NS // 10**9, seconds, rows, stored, note, rollup.MEASUREMENT
-        )
-
-    def _settled_bytes(self, table: str) -> int:
-        """``table_storage().diskSize`` of ``table`` once it has shrunk and stays: right after a
-        write it counts 2 MiB append pages per column file of the open writer, released within
-        ``cairo.inactive.writer.ttl`` (30 s) — measured 102 → 38 MB for the view at 12 hosts × 1
-        day. Polled every 5 s, at most 90 s."""
-        started, readings = time.monotonic(), []
-        while True:
-            size = self._admin(f"SELECT diskSize FROM table_storage() WHERE tableName = '{table}'")
-            readings.append(int(size[0][0]) if size else 0)
-            shrunk = min(readings) < readings[0] and readings[-1] == readings[-2]
-            if shrunk or time.monotonic() - started >= 90:
-                return readings[-1]
-            time.sleep(5)
-
-    def _wait_for_view(self) -> None:
-        """Until the view is valid, refreshed up to cpu's last transaction, its WAL applied."""
-        deadline = time.monotonic() + FLUSH_TIMEOUT_S
-        while True:
-            found = self._admin(rollup.refresh_state())
-            status, refreshed, base, reason = found[0] if found else ("missing", -1, 0, "")
-            if status == "invalid":
-                raise TargetError(f"questdb: materialized view {rollup.VIEW} invalid: {reason}")
-            view_wal = self.wal_state([rollup.VIEW])
-            applied = bool(view_wal) and view_wal[0][2] >= view_wal[0][3]
-            if status == "valid" and int(refreshed) >= int(base) and applied:
-                return
-            if time.monotonic() > deadline:
-                raise TargetError(f"questdb: {rollup.VIEW} not refreshed after {FLUSH_TIMEOUT_S:.0f} s")
-            time.sleep(0.05)
-
-    def render_on_rollup(self, query: LogicalQuery) -> str | None:
-        return rollup.render_on_rollup(query)
 
     def version(self) -> str:
         build = str(self._admin("SELECT build")[0][0])

@@ -10,8 +10,8 @@ import time
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from tsbench.targets.base import Compression, Rollup
-from tsbench.targets.postgres.dialect import SqlDialect
+from tsbench.targets.base import Compression, Rollup, RollupRefresh
+from tsbench.targets.postgres.dialect import SqlDialect, instant
 from tsbench.targets.postgres.target import TAGS_TABLE
 from tsbench.targets.timescaledb.target import TimescaleTarget
 from tsbench.targets.timescaledb_tsl import rollup
@@ -87,6 +87,7 @@ class TimescaleTslTarget(TimescaleTarget):
         fields = next(m.field_names for m in self.use_case.measurements if m.name == rollup.MEASUREMENT)
         started = time.perf_counter()
         with self.connect() as conn:
+            conn.execute(f"DROP MATERIALIZED VIEW IF EXISTS {rollup.VIEW}")  # an earlier try's
             conn.execute(rollup.create_view(fields))
             conn.execute(f"CALL refresh_continuous_aggregate('{rollup.VIEW}', NULL, NULL)")
             conn.execute("CHECKPOINT")
@@ -114,6 +115,25 @@ class TimescaleTslTarget(TimescaleTarget):
 
     def render_on_rollup(self, query: LogicalQuery) -> str | None:
         return self.dialect.render_on_rollup(query)
+
+    def refresh_rollup(self, start_ns: int, end_ns: int) -> RollupRefresh:
+        """``refresh_continuous_aggregate`` over the appended window, then CHECKPOINT (timed)."""
+        window = f"{instant(start_ns)}, {instant(end_ns)}"
+        started = time.perf_counter()
+        with self.connect() as conn:
+            conn.execute(f"CALL refresh_continuous_aggregate('{rollup.VIEW}', {window})")
+            conn.execute("CHECKPOINT")
+            seconds = time.perf_counter() - started
+            rows = conn.execute(
+                f"SELECT count(*) FROM {rollup.VIEW} WHERE minute >= {instant(start_ns)} "
+                f"AND minute < {instant(end_ns)}"
+            ).fetchone()
+        note = "refresh_continuous_aggregate over the appended window, then CHECKPOINT"
+        return RollupRefresh(seconds, int(rows[0]) if rows else 0, note)
+
+    def remove_rows_from(self, measurement: str, start_ns: int) -> None:
+        with self.connect() as conn:
+            conn.execute(f"DELETE FROM {measurement} WHERE time >= {instant(start_ns)}")
 
     def settings(self) -> dict[str, Any]:
         body = super().settings()
