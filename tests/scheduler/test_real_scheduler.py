@@ -9,8 +9,8 @@ from datetime import datetime
 from typing import Any
 
 import pytest
-from scheduler.deployment import AirflowDeployment
 
+from scheduler.deployment import AirflowDeployment
 from tsbench.results.files import read_json
 
 pytestmark = pytest.mark.integration

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect, sync_playwright
+
 from scheduler.deployment import ROOT, AirflowDeployment
 from scheduler.test_real_scheduler import DAG, TWO_TARGETS
 
