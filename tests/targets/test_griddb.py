@@ -177,6 +177,14 @@ def _offline_store(java: Any) -> client.Store:
     return client.Store(client.Connection("127.0.0.1", _closed_port(), "tsbench", "admin", "x"), check=False)
 
 
+def test_the_jvm_runs_without_pythons_fault_handler(java: Any) -> None:
+    """pytest switches Python's fault handler on; started after it, the JVM's own SIGSEGV/SIGBUS
+    (JIT safepoints) were taken by it and killed pytest workers at random."""
+    import faulthandler
+
+    assert java.jpype.isJVMStarted() and not faulthandler.is_enabled()
+
+
 @pytest.mark.parametrize("name", ["devops", "iot"])
 def test_java_rows_built_from_the_payload_are_the_datasets_rows(
     name: str, request: pytest.FixtureRequest, java: Any

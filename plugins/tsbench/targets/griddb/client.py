@@ -90,6 +90,18 @@ def install() -> list[Path]:
 _JAVA: SimpleNamespace | None = None
 
 
+def _no_python_fault_handler() -> None:
+    """Switch Python's fault handler off (pytest and ``PYTHONFAULTHANDLER`` switch it on) before the
+    JVM starts in this process: the JVM raises SIGSEGV/SIGBUS itself (JIT safepoint polls, implicit
+    null checks) and handles them, and a Python handler installed first can take one of them and
+    kill the process (JPype's user guide, on JIT and fault handlers) — seen here as pytest workers
+    dying at random inside the JVM's tests."""
+    import faulthandler
+
+    if faulthandler.is_enabled():
+        faulthandler.disable()
+
+
 def java() -> SimpleNamespace:
     """The Java classes tsbench uses, starting this process's JVM on first use."""
     global _JAVA  # one JVM per process, so one set of classes
@@ -99,6 +111,7 @@ def java() -> SimpleNamespace:
         if not jpype.isJVMStarted():
             jars = install()
             options = os.environ.get("TSBENCH_GRIDDB_JVM_OPTIONS", "").split()
+            _no_python_fault_handler()
             jpype.startJVM(*options, classpath=[str(jar) for jar in jars], convertStrings=False)
         try:
             _JAVA = SimpleNamespace(
