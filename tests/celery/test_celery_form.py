@@ -296,13 +296,15 @@ def test_two_targets_on_two_workers_one_killed_while_loading(
     assert ran <= set(where), f"tasks without a log in any worker's own folder: {ran - set(where)}"
     before = {(ti["task_id"], ti["map_index"]) for ti in instances if _ended_before(ti, killed_at)}
     assert {where[key] for key in before & ran} == {"worker-1", "worker-2"}, where
-    folder = _assert_published(minio_server, store)
-    _assert_retried_once(deployment, minio_server, store, run_id, killed, victim, folder)
+    folder, keys = _assert_published(minio_server, store)
+    _assert_retried_once(
+        deployment, minio_server, store, run_id, instances, killed["map_index"], victim, folder
+    )
     states_roots = list(var.glob("*/worker-*/state"))
     assert len(states_roots) == 2, states_roots
     for state in states_roots:
         _assert_nothing_left_running(state)
-    _assert_logs_in_the_ui(deployment, run_id, instances, _keys(minio_server, store))
+    _assert_logs_in_the_ui(deployment, run_id, instances, keys)
     _assert_no_worker_path_handed_on(deployment, run_id, var)
 
 
@@ -310,8 +312,9 @@ def _ended_before(ti: dict[str, Any], moment: float) -> bool:
     return bool(ti["end_date"]) and _instant(ti["end_date"]) < moment
 
 
-def _assert_published(minio_server: MinioServer, store: str) -> str:
-    """The run's folder in the run store (its key prefix), with the report and every phase."""
+def _assert_published(minio_server: MinioServer, store: str) -> tuple[str, set[str]]:
+    """The run's folder in the run store (its key prefix), with the report and every phase, and
+    the store's keys."""
     keys = _keys(minio_server, store)
     runs = {key.split("/")[2] for key in keys if key.startswith("team/runs/") and "/scale-100/" in key}
     assert len(runs) == 1, runs
@@ -325,7 +328,7 @@ def _assert_published(minio_server: MinioServer, store: str) -> str:
         for phase in ("provision", "load", "queries", "teardown"):
             assert f"{folder}/scale-100/targets/{target}/{phase}.json" in keys
     assert not [key for key in keys if "/leases/" in key], "a host lease was not given back"
-    return folder
+    return folder, keys
 
 
 def _assert_retried_once(
@@ -333,17 +336,14 @@ def _assert_retried_once(
     minio_server: MinioServer,
     store: str,
     run_id: str,
-    killed: dict[str, Any],
+    instances: list[dict[str, Any]],
+    index: int,
     victim: str,
     folder: str,
 ) -> None:
-    """The killed load ran a second try on the surviving worker and its target holds each row once."""
-    index = killed["map_index"]
-    load = next(
-        ti
-        for ti in deployment.task_instances(DAG, run_id)
-        if (ti["task_id"], ti["map_index"]) == ("benchmark.load", index)
-    )
+    """The killed load (map ``index``) ran a second try on the surviving worker and its target
+    holds each row once (``instances``: the run's task instances once it ended)."""
+    load = next(ti for ti in instances if (ti["task_id"], ti["map_index"]) == ("benchmark.load", index))
     assert load["try_number"] == 2, load
     survivor = ({"worker-1", "worker-2"} - {victim}).pop()
     retried = list(

@@ -70,20 +70,22 @@ def measure_rollup(
     return figures, results
 
 
-def appended_start(dataset: Dataset) -> int:
-    """Where the appended rows start: the first UTC midnight at or after the dataset's end."""
-    return -(-dataset.end_ns // NS_PER_DAY) * NS_PER_DAY
+def appended_window(dataset: Dataset) -> tuple[int, int]:
+    """``[start, end)`` of the appended rows (ns): from the first UTC midnight at or after the
+    dataset's end, ``APPEND_NS`` long (the dataset's whole span when it is shorter)."""
+    start = -(-dataset.end_ns // NS_PER_DAY) * NS_PER_DAY
+    return start, start + min(APPEND_NS, dataset.end_ns - dataset.start_ns)
 
 
 def appended_rows(dataset: Dataset) -> pa.Table:
-    """The dataset's last ``APPEND_NS`` of the rolled-up measurement (all of it when it spans
-    less), moved to start at ``appended_start``: new rows in a day of their own."""
-    span = min(APPEND_NS, dataset.end_ns - dataset.start_ns)
-    since = dataset.end_ns - span
+    """The dataset's rows of the rolled-up measurement over the window's length before its end,
+    moved into ``appended_window``: new rows in a day of their own."""
+    start, end = appended_window(dataset)
+    since = dataset.end_ns - (end - start)
     time_type = pa.timestamp("ns", tz="UTC")
     source = pads.dataset([str(path) for path in dataset.files(MEASUREMENT)], format="parquet")
     rows = source.to_table(filter=pc.field("time") >= pa.scalar(since, time_type))
-    moved = pc.add(rows.column("time").cast(pa.int64()), appended_start(dataset) - since).cast(time_type)
+    moved = pc.add(rows.column("time").cast(pa.int64()), start - since).cast(time_type)
     return rows.set_column(rows.schema.get_field_index("time"), "time", moved)
 
 
@@ -98,8 +100,7 @@ def measure_refresh(target: Target, dataset: Dataset, label: str) -> records.Rol
     """Append ``appended_rows`` (written and flushed, timed), then refresh the rollup (timed by the
     target); fails when the rollup's rows over the appended span are not one per entity and minute."""
     rows = appended_rows(dataset)
-    start = appended_start(dataset)
-    end = start + min(APPEND_NS, dataset.end_ns - dataset.start_ns)
+    start, end = appended_window(dataset)
     started = time.perf_counter()
     writer = target.writer()
     try:
@@ -135,10 +136,12 @@ def remove_appended(target: Target, dataset: Dataset, label: str) -> None:
     """Before a retried queries phase: drop rows an earlier try appended (the raw queries would see
     them: lastpoint reads the newest row)."""
     due = dataset.rows.get(MEASUREMENT)
-    loaded = target.row_count(MEASUREMENT) if due is not None else 0
-    if due is None or loaded <= due:
+    if due is None:  # a use case without the rolled-up measurement: nothing was appended
         return
-    target.remove_rows_from(MEASUREMENT, appended_start(dataset))
+    loaded = target.row_count(MEASUREMENT)
+    if loaded <= due:
+        return
+    target.remove_rows_from(MEASUREMENT, appended_window(dataset)[0])
     left = target.row_count(MEASUREMENT)
     if left != due:
         raise TargetError(
