@@ -10,5 +10,11 @@ export AIRFLOW__CORE__UNIT_TEST_MODE=False
 # A task's calls to the execution API wait up to 30 s (Airflow's default: 5 s): a benchmark keeps
 # both cores of the machine busy on purpose, and the API server shares them.
 export AIRFLOW__WORKERS__EXECUTION_API_TIMEOUT="${AIRFLOW__WORKERS__EXECUTION_API_TIMEOUT:-30}"
+# Importing Airflow and a DAG file may take longer than Airflow's 30 s (DAG processor: 50 s): right
+# after cache_reset dropped the OS page cache every module is read from disk again while a benchmark
+# keeps both cores busy (CI saw 31 s and 50 s). A parse that times out registers no DAG, and the
+# scheduler then schedules none of its tasks until a later parse succeeds — a run stalled 10 min.
+export AIRFLOW__CORE__DAGBAG_IMPORT_TIMEOUT="${AIRFLOW__CORE__DAGBAG_IMPORT_TIMEOUT:-180}"
+export AIRFLOW__DAG_PROCESSOR__DAG_FILE_PROCESSOR_TIMEOUT="${AIRFLOW__DAG_PROCESSOR__DAG_FILE_PROCESSOR_TIMEOUT:-240}"
 export PYTHONPATH="$_root/plugins${PYTHONPATH:+:$PYTHONPATH}"
 unset _root

@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tsbench.comparison import collect_comparison, plan_comparison, write_plan
+from tsbench.phases import PHASES
 from tsbench.results.documents import StoredResult, read_comparison, read_validation
 from tsbench.results.files import read_json, write_bytes_atomic
 from tsbench.results.store import RunStore, spec_match
-from tsbench.runner import PHASES
 from tsbench.studies import Study
 from tsbench.sweep import SweepLimits
 

@@ -26,6 +26,7 @@ from tsbench.measure.query_runner import PassResult, pooled, run_pass
 from tsbench.measure.resources import ResourceSampler
 from tsbench.measure.rollup import measure_rollup, remove_appended
 from tsbench.measure.wire_cache import WireCache, ensure_wire_cache
+from tsbench.phases import PHASES
 from tsbench.results import model as records
 from tsbench.results.files import read_json, write_json_atomic
 from tsbench.run_setup import new_run_id, prepare_run, run_dataset
@@ -39,7 +40,6 @@ from tsbench.workload.dataset import Dataset
 from tsbench.workload.queries import read_query_set, write_jsonl
 
 log = logging.getLogger("tsbench.run")
-PHASES = ("provision", "prepare", "load", "settle", "cache_reset", "queries", "teardown")
 ANSWERS = "answers.jsonl"  # the oracle's reference answers: the run folder's largest file by far
 READS_ANSWERS = frozenset({"queries"})  # the only phase that opens them
 

@@ -78,8 +78,25 @@ class AirflowDeployment:
             run = self.get(f"/dags/{dag_id}/dagRuns/{run_id}")
             if run["state"] in FINISHED:
                 return run
-            assert time.monotonic() < deadline, f"run {run_id} still {run['state']} after {timeout_s} s"
+            if time.monotonic() >= deadline:
+                stalled = self.stall_report(dag_id, run_id)
+                raise AssertionError(f"run {run_id} still {run['state']} after {timeout_s} s; {stalled}")
             time.sleep(3)
+
+    def import_errors(self) -> list[str]:
+        """The DAG files the DAG processor failed to parse, with its message (a file that fails
+        registers no DAG, and the scheduler schedules none of its tasks until it parses again)."""
+        body = self.get("/importErrors", limit=100)
+        return [f"{e['filename']}: {e['stack_trace'][-300:]}" for e in body["import_errors"]]
+
+    def stall_report(self, dag_id: str, run_id: str) -> str:
+        """Why a run may be stuck: its unfinished task instances and the DAG files' import errors."""
+        pending = [
+            f"{ti['task_id']}[{ti['rendered_map_index'] or ti['map_index']}]={ti['state']}"
+            for ti in self.task_instances(dag_id, run_id)
+            if ti["state"] not in {"success", "failed", "skipped", "upstream_failed"}
+        ]
+        return f"unfinished tasks: {pending}; import errors: {self.import_errors()}; see {self.log_path}"
 
     def task_instances(self, dag_id: str, run_id: str) -> list[dict[str, Any]]:
         body = self.get(f"/dags/{dag_id}/dagRuns/{run_id}/taskInstances", limit=1000)
