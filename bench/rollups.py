@@ -1,10 +1,11 @@
 """The rollup trade-off (study E's materialized views): the targets that build rollups (default
-TimescaleDB's full edition — a continuous aggregate — and QuestDB — a materialized view) at one
+TimescaleDB's full edition — a continuous aggregate —, QuestDB — a materialized view — and InfluxDB —
+a continuous query's rollup) at one
 scale, one after the other; every query type on the raw data (cold + hot passes), then a 1-minute
 rollup of cpu built (timed) and the types it answers run on it as many passes as the hot ones;
 every answer, raw or rolled up, checked against the oracle.
 
-    .venv/bin/python bench/rollups.py [--targets timescaledb_tsl,questdb] [--scale 100]
+    .venv/bin/python bench/rollups.py [--targets timescaledb_tsl,questdb,influxdb] [--scale 100]
         [--duration 1d] [--queries-per-type 10] [--hot-runs 3] [--compress]
 
 Prints the build time, rows and bytes of the rollup beside the raw data's, per type the hot
@@ -30,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--targets", default="timescaledb_tsl,questdb")
+    parser.add_argument("--targets", default="timescaledb_tsl,questdb,influxdb")
     parser.add_argument("--scale", type=int, default=100)
     parser.add_argument("--duration", default="1d")
     parser.add_argument("--queries-per-type", type=int, default=10)

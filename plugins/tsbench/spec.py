@@ -310,7 +310,8 @@ class RunSpec(QuerySetSpec):
     rollup_after_load: bool = Field(
         False,
         description="after the query passes, build a rollup of cpu where the target can (TimescaleDB "
-        "full edition: a 1-minute continuous aggregate; QuestDB: a materialized view), timed, with its "
+        "full edition: a 1-minute continuous aggregate; QuestDB: a materialized view; InfluxDB 1.x: a "
+        "continuous query's rollup), timed, with its "
         "rows and bytes; then run the query types it can answer on it, every answer checked against the "
         "reference, and time its refresh after an hour of rows is appended past the dataset's end",
     )

@@ -9,14 +9,21 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 import requests
-from conftest import check_all_queries, check_decoding_in_parts, check_ycsb_ts, load_all
+from conftest import (
+    check_all_queries,
+    check_decoding_in_parts,
+    check_refresh_after_append,
+    check_ycsb_ts,
+    load_all,
+)
 
 from tsbench.spec import DatasetSpec
 from tsbench.targets.base import TargetError
 from tsbench.targets.influxdb.target import InfluxDBTarget
 from tsbench.targets.lineprotocol import LineBuilder
+from tsbench.timeutil import NS_PER_MINUTE
 from tsbench.workload.dataset import Dataset, ensure_dataset
-from tsbench.workload.query_types import QUERY_TYPES
+from tsbench.workload.query_types import QUERY_TYPES, Kind
 
 pytestmark = pytest.mark.integration
 
@@ -64,6 +71,32 @@ def test_facts(influx) -> None:
     assert target.version().startswith("1.6.7")
     settings = target.settings()
     assert settings["data.index-version"] == "inmem" and settings["shard group duration"]
+
+
+def test_a_continuous_query_rollup_answers_as_the_raw_rows(influx, small_dataset: Dataset) -> None:
+    """The continuous query's rollup, filled over the loaded span, holds one point per host and
+    minute in its own retention policy (its bytes apart from the raw data's); the types it answers
+    (single-groupby, cpu-max-all, double-groupby) give the oracle's answers over windows that start
+    and end at any second, merged from the rollup and the raw edge minutes; the others are not
+    answered from it; an appended hour reaches it; building again replaces it."""
+    _, target = influx
+    raw_before = target.footprint().parts["tsm"]
+    built = target.build_rollup()
+    minutes = (small_dataset.end_ns - small_dataset.start_ns) // NS_PER_MINUTE
+    assert built.rows == small_dataset.scale * minutes and built.seconds > 0 and built.bytes > 0, built
+    assert target.footprint().parts["tsm"] == raw_before, "the raw footprint counts the rollup"
+    queries = target._run("SHOW CONTINUOUS QUERIES")["series"]
+    assert any(v[0] == "cq_cpu_1m" for s in queries for v in s.get("values") or []), queries
+    answered = check_all_queries(target, small_dataset, per_type=4, render=target.render_on_rollup)
+    expected = {
+        name for name, qtype in QUERY_TYPES.items() if qtype.kind in (Kind.GROUPBY, Kind.GROUPBY_HOST)
+    }
+    assert set(answered) == expected and all(answered.values()), answered
+    check_refresh_after_append(target, small_dataset)
+    assert target.build_rollup().rows == built.rows  # the append was removed; the earlier rollup too
+    target.create_schema()  # drops the database: its retention policies and continuous queries
+    assert not target._run("SHOW CONTINUOUS QUERIES")["series"][0].get("values")
+    load_all(target, small_dataset)  # as the module's later tests expect it
 
 
 def test_cold_restart_keeps_data_and_answers(influx, small_dataset: Dataset) -> None:

@@ -11,6 +11,9 @@ import pytest
 
 from tsbench.spec import RunSpec
 from tsbench.targets.base import TargetError
+from tsbench.targets.influxdb import rollup as influx_rollup
+from tsbench.targets.influxdb.answers import combined_rows
+from tsbench.targets.influxdb.dialect import AnswerHeader, parse_header
 from tsbench.targets.registry import load_target
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.query_types import get_query_type
@@ -42,8 +45,8 @@ def test_a_run_whose_targets_cannot_roll_up_is_refused_naming_both_options() -> 
         RunSpec(targets=["postgres"], rollup_after_load=True, compress_after_load=True)
     text = str(refused.value)
     assert (
-        "rollup_after_load: none of the run's targets can build a rollup; questdb, timescaledb_tsl can"
-        in text
+        "rollup_after_load: none of the run's targets can build a rollup; influxdb, questdb, timescaledb_tsl"
+        " can" in text
     )
     assert "compress_after_load:" in text
     assert RunSpec(targets=["postgres", "timescaledb_tsl"], rollup_after_load=True).rollup_after_load
@@ -68,7 +71,7 @@ def test_the_rollup_answers_only_max_and_mean_per_bucket() -> None:
     assert "max(v_usage_user) AS max_usage_user" in text
     mean = tsl.render_on_rollup(object.__new__(tsl), _query("double-groupby-1", at, 12, None))
     assert mean is not None and "sum(v_usage_user) / sum(n_usage_user) AS mean_usage_user" in mean
-    for name in ("timescaledb", "postgres", "influxdb"):
+    for name in ("timescaledb", "postgres"):
         target = load_target(name)
         assert not target.capabilities.builds_rollups
         assert (
@@ -95,3 +98,44 @@ def test_questdb_answers_from_its_view_and_the_raw_edge_minutes() -> None:
         mean is not None and "CAST(sum(v_usage_user) AS DOUBLE) / sum(n_usage_user) mean_usage_user" in mean
     )
     assert "GROUP BY bucket, hostname ORDER BY bucket, hostname" in mean
+
+
+def test_influxdb_answers_from_its_rollup_and_the_raw_edge_minutes_merged() -> None:
+    at = "2016-01-01T03:17:25+00:00"
+    assert influx_rollup.render_on_rollup(_query("lastpoint", at, 1, None), "benchmark") is None
+    text = influx_rollup.render_on_rollup(_query("single-groupby-1-1-1", at, 1, ("host_3",)), "b")
+    assert text is not None
+    first, last = 1451618280 * 10**9, 1451621820 * 10**9  # 03:18 and 04:17
+    rollup, before, after = text.split("\n", 1)[1].split("; ")
+    assert rollup.startswith('SELECT max("max_usage_user") AS "max_usage_user" FROM "b"."rollup"."cpu_1m"')
+    assert f"time >= {first} AND time < {last} GROUP BY time(60s) fill(none)" in rollup
+    assert (
+        f'FROM "cpu" WHERE "hostname" = \'host_3\' AND time >= {first - 35 * 10**9} AND time < {first}'
+        in before
+    )
+    assert f"time >= {last} AND time < {last + 25 * 10**9}" in after
+    assert parse_header(text) == AnswerHeader(["bucket", "max_usage_user"], combine="max")
+
+
+def test_influxdb_merges_the_statements_rows_per_key() -> None:
+    """Max of maxima; mean = sum of sums / sum of counts, a missing value or a zero count ignored."""
+    text = "-- answer: bucket,hostname,mean_a; combine: mean\nSELECT …"
+    series = [
+        {
+            "tags": {"hostname": "h1"},
+            "columns": ["time", "s:mean_a", "n:mean_a"],
+            "values": [[0, 10, 2], [60, None, 0]],
+        },
+        {"tags": {"hostname": "h2"}, "columns": ["time", "s:mean_a", "n:mean_a"], "values": [[0, 3, 1]]},
+    ]
+    edge = [{"tags": {"hostname": "h1"}, "columns": ["time", "s:mean_a", "n:mean_a"], "values": [[0, 5, 1]]}]
+    body = {"results": [{"statement_id": 0, "series": series}, {"statement_id": 1, "series": edge}]}
+    assert combined_rows(text, body) == [(0, "h1", 5.0), (0, "h2", 3.0), (60, "h1", None)]
+    maxima = "-- answer: bucket,max_a; combine: max\nSELECT …"
+    parts = [
+        {"series": [{"columns": ["time", "max_a"], "values": [[0, 4], [60, 1]]}]},
+        {"series": [{"columns": ["time", "max_a"], "values": [[0, 7]]}]},
+    ]
+    assert combined_rows(maxima, {"results": parts}) == [(0, 7), (60, 1)]
+    with pytest.raises(TargetError, match="influxdb: boom"):
+        combined_rows(maxima, {"results": [parts[0], {"error": "boom"}]})

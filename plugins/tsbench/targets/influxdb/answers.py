@@ -7,6 +7,7 @@ from typing import Any
 
 from tsbench.targets.base import TargetError
 from tsbench.targets.influxdb import dialect
+from tsbench.targets.influxdb.rollup import COUNT, SUM
 
 ROWS_PER_PART = 65_536  # rows shaped at once by ``shaped_parts``
 
@@ -25,7 +26,8 @@ def shaped_parts(
 ) -> Iterator[list[tuple[Any, ...]]]:
     """Rows in the answer header's column order from one statement's series, ``rows_per_part`` at
     a time; each parsed row is dropped from ``result`` once shaped."""
-    columns, no_rows = dialect.parse_header(text)
+    answer = dialect.parse_header(text)
+    columns, no_rows = answer.columns, answer.no_rows
     part: list[tuple[Any, ...]] = []
     shaped = 0
     for series in result.get("series", ()):
@@ -43,6 +45,51 @@ def shaped_parts(
         part.append((_no_rows_value(no_rows),))
     if part:
         yield part
+
+
+def statement_results(body: dict[str, Any], text: str) -> list[dict[str, Any]]:
+    """Every statement's result of a multi-statement /query answer (TargetError on any error)."""
+    if "error" in body:
+        raise TargetError(f"influxdb: {body['error']}\n{text}")
+    failed = [r["error"] for r in body["results"] if "error" in r]
+    if failed:
+        raise TargetError(f"influxdb: {failed[0]}\n{text}")
+    return body["results"]
+
+
+def combined_rows(text: str, body: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """The rows of a rendering whose statements each answer part of the window (``combine`` in
+    its header; ``rollup.py``), merged per answer key (the columns that are not ``<combine>_<field>``
+    aggregates; keys first in the header) and sorted by it: ``max`` keeps the largest value;
+    ``mean`` divides the summed ``SUM<column>`` by the summed ``COUNT<column>`` (None: nothing
+    counted)."""
+    answer = dialect.parse_header(text)
+    values = [c for c in answer.columns if c.startswith(f"{answer.combine}_")]  # <agg>_<field>
+    keys = [c for c in answer.columns if c not in values]
+    mean = answer.combine == "mean"
+    parts = [f"{SUM}{c}" for c in values] + [f"{COUNT}{c}" for c in values] if mean else values
+    merged: dict[tuple[Any, ...], list[Any]] = {}
+    for result in statement_results(body, text):
+        for series in result.get("series", ()):
+            getters = _getters([*keys, *parts], series)
+            for row in series.get("values") or []:
+                cells = [value if index < 0 else row[index] for index, value in getters]
+                key, got = tuple(cells[: len(keys)]), cells[len(keys) :]
+                held = merged.setdefault(key, [None] * len(parts))
+                merged[key] = [_merge(answer.combine, a, b) for a, b in zip(held, got, strict=True)]
+    if answer.combine == "max":
+        return [(*key, *cells) for key, cells in sorted(merged.items())]
+    width = len(values)
+    return [
+        (*key, *(s / n if n else None for s, n in zip(cells[:width], cells[width:], strict=True)))
+        for key, cells in sorted(merged.items())
+    ]
+
+
+def _merge(combine: str | None, held: Any, got: Any) -> Any:
+    if held is None or got is None:
+        return got if held is None else held
+    return max(held, got) if combine == "max" else held + got
 
 
 def _getters(columns: list[str], series: dict[str, Any]) -> list[tuple[int, Any]]:

@@ -27,6 +27,7 @@ Rules that keep answers exact:
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.query_types import Kind
@@ -46,9 +47,10 @@ def literal(text: str) -> str:
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def header(columns: list[str], no_rows: str | None = None) -> str:
+def header(columns: list[str], no_rows: str | None = None, combine: str | None = None) -> str:
     text = "-- answer: " + ",".join(columns)
-    return text + (f"; no rows: {no_rows}" if no_rows is not None else "") + "\n"
+    text += f"; no rows: {no_rows}" if no_rows is not None else ""
+    return text + (f"; combine: {combine}" if combine is not None else "") + "\n"
 
 
 def _window(query: LogicalQuery) -> str:
@@ -60,19 +62,23 @@ def _window(query: LogicalQuery) -> str:
     return " AND ".join(parts)
 
 
-def _hosts(query: LogicalQuery) -> str:
+def host_condition(query: LogicalQuery) -> str:
     if query.hosts is None:
         return ""
     terms = [f"{ident(query.entity)} = {literal(host)}" for host in query.hosts]
     return terms[0] if len(terms) == 1 else "(" + " OR ".join(terms) + ")"
 
 
-def _where(*conditions: str) -> str:
+def where_clause(*conditions: str) -> str:
     present = [c for c in conditions if c]
     return " WHERE " + " AND ".join(present) if present else ""
 
 
-def _bucket(ns: int) -> str:
+def _hosts_in_window(query: LogicalQuery) -> str:
+    return where_clause(host_condition(query), _window(query))
+
+
+def bucket_duration(ns: int) -> str:
     return f"{ns // 1_000_000_000}s" if ns % 1_000_000_000 == 0 else f"{ns}ns"
 
 
@@ -92,18 +98,18 @@ def _raw_fields(query: LogicalQuery) -> str:
 
 def render_groupby(query: LogicalQuery) -> str:
     names, select = _aggregates(query)
-    bucket = _bucket(query.query_type.bucket_ns)
+    bucket = bucket_duration(query.query_type.bucket_ns)
     return header(["bucket", *names]) + (
-        f"SELECT {select} FROM {ident(query.measurement)}{_where(_hosts(query), _window(query))} "
+        f"SELECT {select} FROM {ident(query.measurement)}{_hosts_in_window(query)} "
         f"GROUP BY time({bucket}) fill(none)"
     )
 
 
 def render_groupby_host(query: LogicalQuery) -> str:
     names, select = _aggregates(query)
-    bucket = _bucket(query.query_type.bucket_ns)
+    bucket = bucket_duration(query.query_type.bucket_ns)
     return header(["bucket", query.entity, *names]) + (
-        f"SELECT {select} FROM {ident(query.measurement)}{_where(_hosts(query), _window(query))} "
+        f"SELECT {select} FROM {ident(query.measurement)}{_hosts_in_window(query)} "
         f"GROUP BY time({bucket}), {ident(query.entity)} fill(none)"
     )
 
@@ -111,7 +117,7 @@ def render_groupby_host(query: LogicalQuery) -> str:
 def render_high_cpu(query: LogicalQuery) -> str:
     qtype = query.query_type
     condition = f"{ident(THRESHOLD_FIELD)} > {float(qtype.threshold)!r}"
-    where = _where(condition, _hosts(query), _window(query))
+    where = where_clause(condition, host_condition(query), _window(query))
     return header(["time", query.entity, *query.fields]) + (
         f"SELECT {_raw_fields(query)} FROM {ident(query.measurement)}{where}"
     )
@@ -120,7 +126,7 @@ def render_high_cpu(query: LogicalQuery) -> str:
 def render_lastpoint(query: LogicalQuery) -> str:
     fields = ", ".join(ident(f) for f in query.fields)
     return header([query.entity, "time", *query.fields]) + (
-        f"SELECT {fields} FROM {ident(query.measurement)}{_where(_hosts(query))} "
+        f"SELECT {fields} FROM {ident(query.measurement)}{where_clause(host_condition(query))} "
         f"GROUP BY {ident(query.entity)} ORDER BY time DESC LIMIT 1"
     )
 
@@ -128,14 +134,15 @@ def render_lastpoint(query: LogicalQuery) -> str:
 def render_orderby_limit(query: LogicalQuery) -> str:
     qtype = query.query_type
     names, select = _aggregates(query)
+    bucket = bucket_duration(qtype.bucket_ns)
     return header(["bucket", *names]) + (
-        f"SELECT {select} FROM {ident(query.measurement)}{_where(_hosts(query), _window(query))} "
-        f"GROUP BY time({_bucket(qtype.bucket_ns)}) fill(none) ORDER BY time DESC LIMIT {int(qtype.limit)}"
+        f"SELECT {select} FROM {ident(query.measurement)}{_hosts_in_window(query)} "
+        f"GROUP BY time({bucket}) fill(none) ORDER BY time DESC LIMIT {int(qtype.limit)}"
     )
 
 
 def render_read(query: LogicalQuery) -> str:
-    where = _where(_hosts(query), f"time = {int(query.at_ns)}")
+    where = where_clause(host_condition(query), f"time = {int(query.at_ns)}")
     return header(["time", query.entity, *query.fields]) + (
         f"SELECT {_raw_fields(query)} FROM {ident(query.measurement)}{where}"
     )
@@ -143,14 +150,14 @@ def render_read(query: LogicalQuery) -> str:
 
 def render_scan(query: LogicalQuery) -> str:
     return header(["time", query.entity, *query.fields]) + (
-        f"SELECT {_raw_fields(query)} FROM {ident(query.measurement)}{_where(_hosts(query), _window(query))}"
+        f"SELECT {_raw_fields(query)} FROM {ident(query.measurement)}{_hosts_in_window(query)}"
     )
 
 
 def render_range_agg(query: LogicalQuery) -> str:
     names, select = _aggregates(query)
     return header(names, NO_ROWS[query.query_type.agg]) + (
-        f"SELECT {select} FROM {ident(query.measurement)}{_where(_hosts(query), _window(query))}"
+        f"SELECT {select} FROM {ident(query.measurement)}{_hosts_in_window(query)}"
     )
 
 
@@ -170,10 +177,23 @@ def render(query: LogicalQuery) -> str:
     return RENDERERS[query.query_type.kind](query)
 
 
-def parse_header(text: str) -> tuple[list[str], str | None]:
-    """``(columns, no_rows)`` from a rendering's answer header (ValueError if there is none)."""
+@dataclass(frozen=True)
+class AnswerHeader:
+    """A rendering's answer header: the answer's columns; the single row an aggregate over no
+    points stands for (``no rows``); how the rows of several statements merge (``combine``: max or
+    mean; a rollup rendering, ``rollup.py``)."""
+
+    columns: list[str]
+    no_rows: str | None = None
+    combine: str | None = None
+
+
+def parse_header(text: str) -> AnswerHeader:
+    """The rendering's answer header (ValueError if there is none)."""
     first = text.lstrip().split("\n", 1)[0]
     if not first.startswith("-- answer: "):
         raise ValueError("InfluxQL text without the '-- answer: …' header line rendered by dialect.py")
-    spec, _, rest = first.removeprefix("-- answer: ").partition("; no rows: ")
-    return [c.strip() for c in spec.split(",")], (rest.strip() or None) if rest else None
+    spec, *options = first.removeprefix("-- answer: ").split("; ")
+    named = dict(option.split(": ", 1) for option in options)
+    columns = [c.strip() for c in spec.split(",")]
+    return AnswerHeader(columns, named.get("no rows"), named.get("combine"))

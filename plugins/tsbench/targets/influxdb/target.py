@@ -10,6 +10,7 @@ measurement's extra tags are InfluxDB tags, the fields are fields (integers stay
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 from collections.abc import Iterator
@@ -25,7 +26,9 @@ from tsbench.runtimes.disk import allocated_bytes
 from tsbench.targets.base import Capabilities, Endpoint, Footprint, Target, TargetError
 from tsbench.targets.httpclient import LeanHttp
 from tsbench.targets.influxdb import dialect, v2
-from tsbench.targets.influxdb.answers import ROWS_PER_PART, first_result, shaped_parts
+from tsbench.targets.influxdb import rollup as rollup_sql
+from tsbench.targets.influxdb.answers import ROWS_PER_PART, combined_rows, first_result, shaped_parts
+from tsbench.targets.influxdb.rollup_target import InfluxDBRollups
 from tsbench.targets.influxdb.server import DATABASE, TUNING, InfluxDBServer
 from tsbench.targets.influxdb.writer import GZIP_LEVEL, TAG_ORDER, InfluxWriter
 from tsbench.targets.lineprotocol import LineBuilder, LineFormat
@@ -33,6 +36,7 @@ from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.usecases import UseCase
 
 QUERY_TIMEOUT_S = 600
+V2_ROLLUPS = "InfluxDB 2: tasks (Flux), not built by tsbench; no continuous queries"
 GET_LIMIT = 4000  # longer query texts go in a POST body
 
 
@@ -57,6 +61,11 @@ def _query(
     except requests.RequestException as error:
         raise TargetError(f"influxdb: /query failed: {error}\n{text}") from error
     return _result(response, text)
+
+
+def _wal_files(wal_dirs: set[Path]) -> int:
+    """Bytes of the ``*.wal`` segment files in the folders that exist here."""
+    return sum(f.stat().st_size for d in wal_dirs if d.is_dir() for f in d.glob("*.wal"))
 
 
 def _allocated(path: Path) -> int:
@@ -94,6 +103,9 @@ class InfluxSession:
         del raw
         document = json.loads(body)
         del body
+        if dialect.parse_header(text).combine:  # a rollup rendering: its statements merged
+            yield combined_rows(text, document)
+            return
         yield from shaped_parts(text, first_result(document, text), rows_per_part)
 
     def execute(self, text: str) -> list[tuple[Any, ...]]:
@@ -114,11 +126,13 @@ class _ShardStats:
     wal_dirs: set[Path] = field(default_factory=set)
 
     @classmethod
-    def of(cls, result: dict[str, Any], database: str) -> _ShardStats:
+    def of(cls, result: dict[str, Any], database: str, rollup: bool = False) -> _ShardStats:
+        """The database's shards outside the rollup's retention policy (``rollup``: in it)."""
         stats = cls()
         for series in result.get("series", ()):
             tags = series.get("tags") or {}
-            if tags.get("database") != database:
+            in_rollup = tags.get("retentionPolicy") == rollup_sql.RETENTION_POLICY
+            if tags.get("database") != database or in_rollup != rollup:
                 continue
             row = dict(zip(series["columns"], series["values"][0], strict=True))
             if series["name"] == "tsm1_filestore":
@@ -133,7 +147,7 @@ class _ShardStats:
         return stats
 
 
-class InfluxDBTarget(Target):
+class InfluxDBTarget(InfluxDBRollups, Target):
     name = "influxdb"
     title = "InfluxDB"
     colour = "#009E73"
@@ -141,7 +155,8 @@ class InfluxDBTarget(Target):
     capabilities = Capabilities(
         durable=True,  # wal-fsync-delay = 0s: the WAL is fsynced before /write answers 204
         compression="TSM (per-type: delta/simple8b integers, Gorilla XOR floats, snappy strings)",
-        rollups="continuous queries (InfluxQL, MIT): not built by tsbench yet",
+        rollups="continuous queries (InfluxQL, MIT) into a retention policy of their own",
+        builds_rollups=True,
         unsupported={},
         restartable=True,
         schema_note=(
@@ -161,6 +176,10 @@ class InfluxDBTarget(Target):
         self._builder: LineBuilder | None = None
         self._http: requests.Session | None = None
         self._written: set[str] = set()
+        if self.v2:  # InfluxDB 2 has tasks (Flux) instead of continuous queries
+            self.capabilities = dataclasses.replace(
+                self.capabilities, rollups=V2_ROLLUPS, builds_rollups=False
+            )
 
     @staticmethod
     def server_recipe() -> type:
@@ -283,7 +302,7 @@ class InfluxDBTarget(Target):
                 ),
                 parts={"tsm": tsm, "wal": wal_stat},
             )
-        wal = sum(f.stat().st_size for d in wal_dirs if d.is_dir() for f in d.glob("*.wal"))
+        wal = _wal_files(wal_dirs)
         # shard-level index files: fields.idx (inmem) or the tsi1 index/ folder
         shard_index = sum(
             _allocated(f)
@@ -306,6 +325,14 @@ class InfluxDBTarget(Target):
                 "the inmem series index itself lives in memory only"
             ),
             parts=parts,
+        )
+
+    def _rollup_bytes(self) -> int:
+        """The rollup's retention policy: TSM files (``SHOW STATS``) + WAL segment files (their
+        statistics when the files are not visible here; see ``footprint``)."""
+        stats = _ShardStats.of(self._run("SHOW STATS", database=False), self.database, rollup=True)
+        return stats.tsm + (
+            _wal_files(stats.wal_dirs) if any(d.is_dir() for d in stats.wal_dirs) else stats.wal
         )
 
     def version(self) -> str:
