@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up everything the tests need on a fresh Debian machine, then run lint and the whole test suite.
-# Fails when pytest collects no test (exit 5) as well as on any failure.
+# Fails when pytest collects no test (exit 5), when a test is skipped, and on any failure.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -32,8 +32,10 @@ echo "== pytest"
 # TSBENCH_TEST_WORKERS=0 runs everything in this process. A worker that dies (a crash in native
 # code, e.g. an in-process JVM) fails the run at once, naming the test it ran: --max-worker-restart=0
 # (with restarts, xdist re-ran the crashing test on fresh workers and once hung after the crash).
+# Everything every test needs is installed above: a skipped test fails the run (-rs names why).
 set +e
-$py -m pytest -p no:cacheprovider -n "${TSBENCH_TEST_WORKERS:-4}" --max-worker-restart=0 --durations=40 "$@"
+TSBENCH_SKIPS_FAIL=1 $py -m pytest -p no:cacheprovider -n "${TSBENCH_TEST_WORKERS:-4}" \
+    --max-worker-restart=0 --durations=40 -rs "$@"
 status=$?
 set -e
 if [[ $status -eq 5 ]]; then

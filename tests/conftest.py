@@ -96,6 +96,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=order)
 
 
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Under scripts/test.sh (``TSBENCH_SKIPS_FAIL=1``) a skipped test fails the run: that script
+    installs and builds everything every test needs, so a skip there means a part is missing (a
+    test that needs a build waits for it and fails, it never skips)."""
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    skipped = reporter.stats.get("skipped", []) if reporter is not None else []
+    if os.environ.get("TSBENCH_SKIPS_FAIL") == "1" and skipped and exitstatus == 0:
+        reporter.write_line(f"{len(skipped)} test(s) skipped under scripts/test.sh: failing", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     """Under pytest-xdist (scripts/test.sh) a scope's tests run on one worker in collection order:
     module-scoped servers and Terraform runs are made once, a shared deployment is started once.
