@@ -5,12 +5,14 @@ and the session (``target.InfluxSession``) reads to shape the JSON result into r
 
     -- answer: bucket,hostname,mean_usage_user
     -- answer: count_usage_user; no rows: 0
+    -- answer: bucket,hostname,mean_usage_user; combine: mean
 
 It names the answer's columns in ``answer_columns`` order. ``bucket`` and ``time`` come from the
 result's ``time`` column, other names from the result's columns (aggregates are aliased to their
 answer names) or, failing that, from the series' group-by tags (``hostname``). ``no rows`` is the
 single row an aggregate over no points stands for (InfluxDB returns no series at all): ``0`` for a
-count, ``null`` for avg/sum, as in SQL.
+count, ``null`` for avg/sum, as in SQL. ``combine`` marks a rendering of several statements whose
+rows the session merges per answer key (a rollup's, ``rollup.py``).
 
 Rules that keep answers exact:
 
