@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+import pyarrow as pa
 import pytest
 
 from tsbench.spec import RunSpec
@@ -139,3 +140,22 @@ def test_influxdb_merges_the_statements_rows_per_key() -> None:
     assert combined_rows(maxima, {"results": parts}) == [(0, 7), (60, 1)]
     with pytest.raises(TargetError, match="influxdb: boom"):
         combined_rows(maxima, {"results": [parts[0], {"error": "boom"}]})
+
+
+def test_influxdb_2_says_it_builds_no_rollup() -> None:
+    """InfluxDB 2 (the 2.7 container, ``api: v2``) has tasks in Flux, not continuous queries: its
+    target instance declares no rollup (a run skips it), answers nothing from one and refuses to
+    build one; a 1.x instance of the same class builds one."""
+    from tsbench.targets.base import Endpoint
+    from tsbench.targets.influxdb.target import InfluxDBTarget
+    from tsbench.workload.usecases import get_use_case
+
+    use_case = get_use_case("cpu-only")
+    tags = pa.table({tag: pa.array([], pa.string()) for tag in use_case.entity_tags})
+    v2 = InfluxDBTarget(Endpoint("127.0.0.1", {"http": 1}, extra={"api": "v2"}), use_case, tags)
+    assert not v2.capabilities.builds_rollups and "Flux" in v2.capabilities.rollups
+    assert v2.render_on_rollup(_query("double-groupby-1", "2016-01-01T03:17:25+00:00", 12, None)) is None
+    with pytest.raises(TargetError, match="influxdb 2: no continuous queries"):
+        v2.build_rollup()
+    v1 = InfluxDBTarget(Endpoint("127.0.0.1", {"http": 1}), use_case, tags)
+    assert v1.capabilities.builds_rollups and InfluxDBTarget.capabilities.builds_rollups
