@@ -99,6 +99,25 @@ def test_a_continuous_query_rollup_answers_as_the_raw_rows(influx, small_dataset
     load_all(target, small_dataset)  # as the module's later tests expect it
 
 
+def test_the_rollup_has_no_point_for_a_minute_without_rows(
+    influx, dataset_cache: Path, small_dataset: Dataset
+) -> None:
+    """Rows every 150 s leave minutes empty: the rollup holds a point only for a minute with rows
+    (``count`` would write 0 for an empty one), and so does its refresh after an append (which
+    ``measure_refresh`` checks: one rollup point per host and minute with rows)."""
+    from tsbench.measure.rollup import measure_refresh, remove_appended
+
+    _, target = influx
+    spec = DatasetSpec.parse(scale=3, end="2016-01-01T06:00:00Z", interval="150s")
+    sparse, _ = ensure_dataset(spec, dataset_cache)
+    load_all(target, sparse)
+    assert target.build_rollup().rows == sparse.rows["cpu"] == 3 * 144  # at most one row a minute
+    refresh = measure_refresh(target, sparse, "influxdb")
+    assert refresh.rows_appended == refresh.rollup_rows == 3 * 24, refresh
+    remove_appended(target, sparse, "influxdb")
+    load_all(target, small_dataset)  # as the module's later tests expect it
+
+
 def test_cold_restart_keeps_data_and_answers(influx, small_dataset: Dataset) -> None:
     server, target = influx
     report = server.restart_cold()

@@ -16,12 +16,14 @@ if TYPE_CHECKING:
     from tsbench.workload.usecases import UseCase
 
 BUILD_NOTE = (
-    f"continuous query {rollup.CONTINUOUS_QUERY} (GROUP BY time(1m), *; max, sum, count per field) into "
+    f"continuous query {rollup.CONTINUOUS_QUERY} (GROUP BY time(1m), * fill(none); max, sum, count per "
+    "field) into "
     f"{rollup.RETENTION_POLICY}.{rollup.VIEW}; a continuous query runs only on the interval just ended by "
     "the server's clock, never on a dataset's timestamps, so the build is its SELECT … INTO over the "
     "loaded span, a day per statement (InfluxDB's backfill; tsbench's configuration keeps the continuous "
     "query service off); bytes: the retention policy's TSM files + WAL segments (SHOW STATS), most of a "
-    "fresh rollup still in the WAL (uncompressed) until the cache is snapshotted"
+    "fresh rollup still in the WAL (snappy-compressed points, not yet TSM-encoded) until the cache is "
+    "snapshotted; its share of the database's series file and shard index files is not counted"
 )
 REFRESH_NOTE = (
     "the continuous query's SELECT … INTO over the appended hour, run by tsbench (the continuous query "
@@ -61,7 +63,8 @@ class InfluxDBRollups:
         return times[0], times[1]
 
     def _count(self, start_ns: int | None = None, end_ns: int | None = None) -> int:
-        text = rollup.count_rows(self.database, self._cpu_fields(), start_ns, end_ns)
+        entity = self.use_case.entity_key
+        text = rollup.count_rows(self.database, self._cpu_fields(), entity, start_ns, end_ns)
         series = self._run(text).get("series") or []
         return int(series[0]["values"][0][1]) if series else 0
 
