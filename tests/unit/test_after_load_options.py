@@ -131,15 +131,15 @@ def test_influxdb_merges_the_statements_rows_per_key() -> None:
     ]
     edge = [{"tags": {"hostname": "h1"}, "columns": ["time", "s:mean_a", "n:mean_a"], "values": [[0, 5, 1]]}]
     body = {"results": [{"statement_id": 0, "series": series}, {"statement_id": 1, "series": edge}]}
-    assert combined_rows(text, body) == [(0, "h1", 5.0), (0, "h2", 3.0), (60, "h1", None)]
+    assert combined_rows(parse_header(text), body, text) == [(0, "h1", 5.0), (0, "h2", 3.0), (60, "h1", None)]
     maxima = "-- answer: bucket,max_a; combine: max\nSELECT …"
     parts = [
         {"series": [{"columns": ["time", "max_a"], "values": [[0, 4], [60, 1]]}]},
         {"series": [{"columns": ["time", "max_a"], "values": [[0, 7]]}]},
     ]
-    assert combined_rows(maxima, {"results": parts}) == [(0, 7), (60, 1)]
+    assert combined_rows(parse_header(maxima), {"results": parts}, maxima) == [(0, 7), (60, 1)]
     with pytest.raises(TargetError, match="influxdb: boom"):
-        combined_rows(maxima, {"results": [parts[0], {"error": "boom"}]})
+        combined_rows(parse_header(maxima), {"results": [parts[0], {"error": "boom"}]}, maxima)
 
 
 def test_influxdb_2_says_it_builds_no_rollup() -> None:

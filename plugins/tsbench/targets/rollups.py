@@ -1,5 +1,6 @@
-"""What a per-minute rollup of max, sum and count per host and field can answer exactly — shared
-by the targets that build one (``timescaledb_tsl/rollup.py``, ``questdb/rollup.py``)."""
+"""What a per-minute rollup of max, sum and count per host and field can answer exactly, and which
+part of a window it answers — shared by the targets that build one (``timescaledb_tsl/rollup.py``,
+``questdb/rollup.py``, ``influxdb/rollup.py``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,16 @@ MEASUREMENT = "cpu"  # the measurement the rollups summarise
 RESOLUTION_NS = NS_PER_MINUTE
 KINDS = (Kind.GROUPBY, Kind.GROUPBY_HOST)  # per bucket, over all hosts asked or per host
 AGGREGATIONS = ("max", "mean")  # max of maxima; mean = sum of sums / sum of counts
+
+
+def whole_minutes(query: LogicalQuery) -> tuple[int, int]:
+    """``(first, last)`` in ns: the whole rollup intervals inside the query's bounded window,
+    ``[first, last)`` (none when ``first >= last``); the rest of the window — its partial edge
+    minutes — is read from the raw rows."""
+    assert query.start_ns is not None and query.end_ns is not None
+    first = -(-query.start_ns // RESOLUTION_NS) * RESOLUTION_NS
+    last = query.end_ns // RESOLUTION_NS * RESOLUTION_NS
+    return first, last
 
 
 def answerable(query: LogicalQuery) -> bool:

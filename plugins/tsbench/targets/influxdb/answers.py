@@ -12,21 +12,26 @@ from tsbench.targets.influxdb.rollup import COUNT, SUM
 ROWS_PER_PART = 65_536  # rows shaped at once by ``shaped_parts``
 
 
-def first_result(body: dict[str, Any], text: str) -> dict[str, Any]:
+def statement_results(body: dict[str, Any], text: str) -> list[dict[str, Any]]:
+    """Every statement's result of a multi-statement /query answer (TargetError on any error)."""
     if "error" in body:
         raise TargetError(f"influxdb: {body['error']}\n{text}")
-    result = body["results"][0]
-    if "error" in result:
-        raise TargetError(f"influxdb: {result['error']}\n{text}")
-    return result
+    failed = [r["error"] for r in body["results"] if "error" in r]
+    if failed:
+        raise TargetError(f"influxdb: {failed[0]}\n{text}")
+    return body["results"]
+
+
+def first_result(body: dict[str, Any], text: str) -> dict[str, Any]:
+    """The first (a one-statement text's only) statement's result (TargetError on any error)."""
+    return statement_results(body, text)[0]
 
 
 def shaped_parts(
-    text: str, result: dict[str, Any], rows_per_part: int = ROWS_PER_PART
+    answer: dialect.AnswerHeader, result: dict[str, Any], rows_per_part: int = ROWS_PER_PART
 ) -> Iterator[list[tuple[Any, ...]]]:
     """Rows in the answer header's column order from one statement's series, ``rows_per_part`` at
     a time; each parsed row is dropped from ``result`` once shaped."""
-    answer = dialect.parse_header(text)
     columns, no_rows = answer.columns, answer.no_rows
     part: list[tuple[Any, ...]] = []
     shaped = 0
@@ -47,23 +52,12 @@ def shaped_parts(
         yield part
 
 
-def statement_results(body: dict[str, Any], text: str) -> list[dict[str, Any]]:
-    """Every statement's result of a multi-statement /query answer (TargetError on any error)."""
-    if "error" in body:
-        raise TargetError(f"influxdb: {body['error']}\n{text}")
-    failed = [r["error"] for r in body["results"] if "error" in r]
-    if failed:
-        raise TargetError(f"influxdb: {failed[0]}\n{text}")
-    return body["results"]
-
-
-def combined_rows(text: str, body: dict[str, Any]) -> list[tuple[Any, ...]]:
+def combined_rows(answer: dialect.AnswerHeader, body: dict[str, Any], text: str) -> list[tuple[Any, ...]]:
     """The rows of a rendering whose statements each answer part of the window (``combine`` in
     its header; ``rollup.py``), merged per answer key (the columns that are not ``<combine>_<field>``
     aggregates; keys first in the header) and sorted by it: ``max`` keeps the largest value;
     ``mean`` divides the summed ``SUM<column>`` by the summed ``COUNT<column>`` (None: nothing
-    counted)."""
-    answer = dialect.parse_header(text)
+    counted). ``text`` names the rendering in an error."""
     values = [c for c in answer.columns if c.startswith(f"{answer.combine}_")]  # <agg>_<field>
     keys = [c for c in answer.columns if c not in values]
     mean = answer.combine == "mean"

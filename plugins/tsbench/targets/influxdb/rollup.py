@@ -22,7 +22,7 @@ session merges the statements' rows per answer key (``answers.combined_rows``): 
 from __future__ import annotations
 
 from tsbench.targets.influxdb.dialect import bucket_duration, header, host_condition, ident, where_clause
-from tsbench.targets.rollups import MEASUREMENT, RESOLUTION_NS, answerable
+from tsbench.targets.rollups import MEASUREMENT, answerable, whole_minutes
 from tsbench.timeutil import NS_PER_DAY
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.query_types import Kind
@@ -117,8 +117,7 @@ def render_on_rollup(query: LogicalQuery, database: str) -> str | None:
         return None
     assert query.start_ns is not None and query.end_ns is not None
     start, end = query.start_ns, query.end_ns
-    first = -(-start // RESOLUTION_NS) * RESOLUTION_NS  # first whole minute
-    last = end // RESOLUTION_NS * RESOLUTION_NS  # end of the last whole minute
+    first, last = whole_minutes(query)
     raw = ident(MEASUREMENT)
     if first >= last:  # no whole minute inside the window
         statements = [_statement(query, raw, False, start, end)]

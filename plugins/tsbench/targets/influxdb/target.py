@@ -98,15 +98,17 @@ class InfluxSession:
 
     def decode_parts(self, raw: tuple[str, bytes], rows_per_part: int = ROWS_PER_PART) -> Iterator[list[Any]]:
         """``decode`` in parts of ``rows_per_part`` rows. The caller hands over its only reference
-        to ``raw``: the body is freed once parsed, and each parsed row once shaped."""
+        to ``raw``: the body is freed once parsed, and each parsed row once shaped. A rollup
+        rendering's merged rows (small: per bucket and host) come as one part."""
         text, body = raw
         del raw
         document = json.loads(body)
         del body
-        if dialect.parse_header(text).combine:  # a rollup rendering: its statements merged
-            yield combined_rows(text, document)
+        answer = dialect.parse_header(text)
+        if answer.combine:  # a rollup rendering: its statements' rows merged, in one part
+            yield combined_rows(answer, document, text)
             return
-        yield from shaped_parts(text, first_result(document, text), rows_per_part)
+        yield from shaped_parts(answer, first_result(document, text), rows_per_part)
 
     def execute(self, text: str) -> list[tuple[Any, ...]]:
         return self.decode(self.fetch(text))

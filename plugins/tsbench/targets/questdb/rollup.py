@@ -17,7 +17,7 @@ sum of sums / sum of counts. Other kinds (rows, lastpoint, limits) are not answe
 from __future__ import annotations
 
 from tsbench.targets.questdb.dialect import TS, instant, literal, stride
-from tsbench.targets.rollups import MEASUREMENT, RESOLUTION_NS, answerable
+from tsbench.targets.rollups import MEASUREMENT, answerable, whole_minutes
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.query_types import Kind
 
@@ -61,8 +61,7 @@ def parts(query: LogicalQuery) -> str:
     ``n_<f>`` (count; mean only)."""
     assert query.start_ns is not None and query.end_ns is not None
     start, end = query.start_ns, query.end_ns
-    first = -(-start // RESOLUTION_NS) * RESOLUTION_NS  # first whole minute
-    last = end // RESOLUTION_NS * RESOLUTION_NS  # end of the last whole minute
+    first, last = whole_minutes(query)
     mean = query.query_type.agg == "mean"
     entity = query.entity
     from_view = ", ".join(f"sum_{f} v_{f}, n_{f}" if mean else f"max_{f} v_{f}" for f in query.fields)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from tsbench.targets.base import Rollup, RollupRefresh, TargetError
 from tsbench.targets.questdb import rollup
 from tsbench.targets.questdb.dialect import TS, instant
+from tsbench.targets.rollups import RESOLUTION_NS
 from tsbench.workload.queries import LogicalQuery
 
 if TYPE_CHECKING:
@@ -47,9 +48,7 @@ class QuestDBRollups:
             "counts the open WAL segment, ~1 MiB per column (~32 MiB for cpu's 10 fields)"
         )
         stored = self._settled_bytes(rollup.VIEW)
-        return Rollup(
-            rollup.VIEW, rollup.RESOLUTION_NS // 10**9, seconds, rows, stored, note, rollup.MEASUREMENT
-        )
+        return Rollup(rollup.VIEW, RESOLUTION_NS // 10**9, seconds, rows, stored, note, rollup.MEASUREMENT)
 
     def _settled_bytes(self, table: str) -> int:
         """``table_storage().diskSize`` of ``table`` once it has shrunk and stays: right after a

@@ -14,7 +14,7 @@ are not answered from the view.
 from __future__ import annotations
 
 from tsbench.targets.postgres.dialect import instant
-from tsbench.targets.rollups import MEASUREMENT, RESOLUTION_NS, answerable
+from tsbench.targets.rollups import MEASUREMENT, RESOLUTION_NS, answerable, whole_minutes
 from tsbench.targets.timescaledb.dialect import TimescaleDialect
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.query_types import Kind
@@ -47,9 +47,7 @@ class RollupDialect(TimescaleDialect):
         """Per minute and host: the view's rows of the whole minutes in the window, the raw rows of
         its partial edge minutes; columns ``minute, tags_id`` and per field ``v_<f>`` (max or sum)
         and ``n_<f>`` (count; mean only)."""
-        assert query.start_ns is not None and query.end_ns is not None
-        first = -(-query.start_ns // RESOLUTION_NS) * RESOLUTION_NS  # first whole minute
-        last = query.end_ns // RESOLUTION_NS * RESOLUTION_NS  # end of the last whole minute
+        first, last = whole_minutes(query)
         whole = f"minute >= {instant(first)} AND minute < {instant(last)}"
         mean = query.query_type.agg == "mean"
         from_view = ", ".join(
