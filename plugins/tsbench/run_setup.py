@@ -111,11 +111,14 @@ def prepare_oracle(run_dir: Path) -> dict[str, Any]:
     started = time.perf_counter()
     reused = _answers_from_cache(dataset, run_dir)
     if not reused:
-        oracle = Oracle(dataset)
-        try:
-            write_answers(run_dir / "answers.jsonl", oracle.answers(queries))
-        finally:
-            oracle.close()
+        if queries:
+            oracle = Oracle(dataset)
+            try:
+                write_answers(run_dir / "answers.jsonl", oracle.answers(queries))
+            finally:
+                oracle.close()
+        else:  # a load-only run (iot has no query types yet): nothing to answer
+            write_answers(run_dir / "answers.jsonl", iter(()))
         _answers_to_cache(dataset, run_dir)
     run["oracle_reused"] = reused
     run.update(oracle_s=time.perf_counter() - started, queries=len(queries))

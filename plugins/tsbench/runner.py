@@ -38,6 +38,7 @@ from tsbench.targets.registry import load_target
 from tsbench.workload.answer_file import AnswerFile
 from tsbench.workload.dataset import Dataset
 from tsbench.workload.queries import read_query_set, write_jsonl
+from tsbench.workload.stored_rows import stored_rows
 
 log = logging.getLogger("tsbench.run")
 ANSWERS = "answers.jsonl"  # the oracle's reference answers: the run folder's largest file by far
@@ -136,6 +137,7 @@ class TargetPhases:
                     rollups=declared.rollups,
                     unsupported=dict(declared.unsupported),
                     schema_note=declared.schema_note,
+                    row_model_note=declared.row_model_note,
                 ),
                 **facts,
             ),
@@ -166,6 +168,8 @@ class TargetPhases:
         server = self.server()
         wire = self.wire_cache()
         with self.connect() as target:
+            expected = self.expected_rows(target)
+            kept = {} if expected == self.dataset.rows else expected  # recorded when it differs
             for trial in range(self.spec.trials):
                 target.create_schema()  # fresh every time: a retried load never double-loads
                 with ResourceSampler(server.usage_probe()) as sampler:
@@ -179,18 +183,20 @@ class TargetPhases:
                         wire=wire,
                     )
                 counts = {m: target.row_count(m) for m in self.dataset.measurements}
-                expected = self.dataset.rows
                 trials.append(
                     records.LoadTrial.from_json(
                         {**result.to_json(), "resources": sampler.summary(), "row_counts": counts}
                     )
                 )
                 if counts != expected:
-                    self.write("load", records.LoadPhase(trials=trials, row_count_ok=False))
-                    raise TargetError(
-                        f"{self.name}: rows after load {counts} differ from the dataset's {expected}"
+                    self.write(
+                        "load", records.LoadPhase(trials=trials, row_count_ok=False, expected_rows=kept)
                     )
-                log.info("%s: row counts checked, %s equal the dataset's", self.name, counts)
+                    raise TargetError(
+                        f"{self.name}: rows after load {counts} differ from the expected {expected} (the "
+                        "dataset's, less rows its data model cannot keep)"
+                    )
+                log.info("%s: row counts checked, %s equal the expected rows", self.name, counts)
         rates = sorted(t.rows_per_s for t in trials)
         return self.write(
             "load",
@@ -199,7 +205,20 @@ class TargetPhases:
                 row_count_ok=True,
                 median_rows_per_s=rates[len(rates) // 2],
                 wire=wire.facts() if wire else None,
+                expected_rows=kept,
             ),
+        )
+
+    def expected_rows(self, target: Target) -> dict[str, int]:
+        """Rows per measurement the target must hold after a load: the dataset's, less what its
+        data model cannot keep (``Capabilities.stores_fieldless_rows``, ``stores_bare_rows``,
+        ``merges_nameless_instants``)."""
+        model = target.capabilities
+        return stored_rows(
+            self.dataset,
+            model.stores_fieldless_rows,
+            model.merges_nameless_instants,
+            model.stores_bare_rows,
         )
 
     def _footprint(self, target: Target, server: Server) -> records.FootprintFigures:

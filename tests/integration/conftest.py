@@ -10,10 +10,12 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 
 from tsbench.runner import TargetPhases
@@ -89,6 +91,25 @@ def load_all(target: Target, dataset: Dataset, batch_rows: int = 5_000) -> int:
         writer.close()
     target.flush()
     return written
+
+
+def nameless_rows(dataset: Dataset, measurement: str) -> list[tuple[int, float | None]]:
+    """The dataset's rows without an entity (nameless iot points) as sorted ``(time ns, first
+    field)`` pairs: what a target must hold for them."""
+    table = dataset.read(measurement)
+    nameless = table.filter(pc.is_null(table[dataset.use_case.entity_key]))
+    field = dataset.use_case.measurement(measurement).field_names[0]
+    times = nameless["time"].cast(pa.int64()).to_pylist()
+    return sorted(zip(times, nameless[field].to_pylist(), strict=True), key=_none_last)
+
+
+def _none_last(pair: tuple[int, float | None]) -> tuple[int, bool, float]:
+    return pair[0], pair[1] is None, pair[1] or 0.0
+
+
+def sorted_pairs(pairs: Iterable[tuple[int, float | None]]) -> list[tuple[int, float | None]]:
+    """``(time ns, value)`` pairs in ``nameless_rows``'s order."""
+    return sorted(pairs, key=_none_last)
 
 
 def check_decoding_in_parts(target: Target, dataset: Dataset, rows_per_part: int = 97) -> int:

@@ -13,7 +13,14 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
-from conftest import check_all_queries, check_decoding_in_parts, check_ycsb_ts, load_all
+from conftest import (
+    check_all_queries,
+    check_decoding_in_parts,
+    check_ycsb_ts,
+    load_all,
+    nameless_rows,
+    sorted_pairs,
+)
 
 from tsbench.runtimes.local import LocalServer
 from tsbench.spec import DatasetSpec
@@ -140,16 +147,30 @@ def test_devops_loads_all_nine_measurements(loaded: tuple[LocalServer, Target], 
         devops_target.close()
 
 
-def test_iot_keeps_missing_values_as_null(loaded: tuple[LocalServer, Target], dataset_cache: Path) -> None:
+def test_iot_keeps_missing_values_and_nameless_rows_as_null(
+    loaded: tuple[LocalServer, Target], dataset_cache: Path
+) -> None:
     server, target = loaded
     iot, _ = ensure_dataset(
-        DatasetSpec.parse(use_case="iot", scale=3, end="2016-01-01T01:00:00Z"), dataset_cache
+        DatasetSpec.parse(use_case="iot", scale=10, end="2016-01-01T02:00:00Z"), dataset_cache
     )
     iot_target = type(target)(server.endpoint(), iot.use_case, iot.tags())
     try:
         assert load_all(iot_target, iot) == sum(iot.rows.values())
         for measurement in iot.measurements:
             assert_stored_like_dataset(iot_target, iot, measurement)
+            expected = nameless_rows(iot, measurement)
+            assert expected, f"{measurement}: the dataset has nameless rows"
+            field = iot.use_case.measurement(measurement).field_names[0]
+            session = iot_target.session()
+            try:
+                stored = session.execute(
+                    f"SELECT (extract(epoch FROM time) * 1000000000)::bigint, {field} FROM {measurement} "
+                    "WHERE tags_id IS NULL"
+                )
+            finally:
+                session.close()
+            assert sorted_pairs(stored) == expected, f"{measurement}: nameless rows stored with NULL tags_id"
     finally:
         iot_target.close()
 

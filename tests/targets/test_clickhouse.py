@@ -83,6 +83,7 @@ def devops_dataset(dataset_cache: Path) -> Dataset:
 
 @pytest.fixture(scope="module")
 def iot_dataset(dataset_cache: Path) -> Dataset:
+    """iot, 6 trucks × 4 h: nulls, and nameless rows in both measurements (20 readings, 19 diagnostics)."""
     spec = DatasetSpec.parse(use_case="iot", scale=6, end="2016-01-01T04:00:00Z", seed=11)
     return ensure_dataset(spec, dataset_cache)[0]
 
@@ -208,9 +209,15 @@ def test_schema_on_the_engine(
             assert (engine, sorting, partition) == ("MergeTree", f"{key}, time", "toDate(time)")
         types = dict(columns)
         assert types["time"] == "DateTime64(9, 'UTC')"
-        assert all(types[t] == "LowCardinality(String)" for t in dataset.use_case.entity_tags)
         nullable = use_case == "iot"
+        # iot's nameless rows have no entity: NULL in every entity tag, the key included.
+        tag_type = "LowCardinality(Nullable(String))" if nullable else "LowCardinality(String)"
+        assert all(types[t] == tag_type for t in dataset.use_case.entity_tags)
         assert all(types[f].startswith("Nullable(") == nullable for f in measurement.field_names)
+        engine_full = scalar(
+            target, f"SELECT engine_full FROM system.tables WHERE database = '{target.database}' LIMIT 1"
+        )
+        assert ("allow_nullable_key = 1" in str(engine_full)) == nullable
     finally:
         target.close()
 
@@ -246,6 +253,10 @@ def test_shaping_refuses_unknown_entities_and_unexpected_nulls(small_dataset: Da
         shaper.shape("cpu", holed)
     with pytest.raises(TargetError, match="no 'mem'"):
         shaper.shape("mem", batch)
+    nameless = batch.set_column(1, "hostname", pa.array([None, *hosts[1:]]).dictionary_encode())
+    # cpu-only has no nameless rows: a row without a hostname is refused.
+    with pytest.raises(TargetError, match=r"1 row\(s\) of the batch have no hostname"):
+        shaper.shape("cpu", nameless)
 
 
 # -- cpu-only: load and every query type against the oracle -----------------------------------------
@@ -357,10 +368,13 @@ def test_other_use_cases_load_exactly(
         for measurement in dataset.use_case.measurements:
             table = dataset.read(measurement.name)
             columns = ", ".join(dataset.use_case.entity_tags)
-            stored = target._admin(f"SELECT DISTINCT {columns} FROM {db}.{measurement.name} ORDER BY {key}")
+            named = f"FROM {db}.{measurement.name} WHERE {key} IS NOT NULL"  # nameless rows: below
+            stored = target._admin(f"SELECT DISTINCT {columns} {named} ORDER BY {key}")
             assert sorted(stored) == [
                 t for t in tags if t[0] in set(table.column(key).cast(pa.string()).to_pylist())
             ]
+            if use_case == "iot":
+                check_nameless_rows(target, dataset, f"{db}.{measurement.name}", measurement.name)
             nulls = ", ".join(f"countIf(isNull({f}))" for f in measurement.field_names)
             counted = target._admin(f"SELECT {nulls} FROM {db}.{measurement.name}")[0]
             assert list(counted) == [table.column(f).null_count for f in measurement.field_names]
@@ -370,6 +384,22 @@ def test_other_use_cases_load_exactly(
             assert sum(iot_dataset.read(m).column("latitude").null_count for m in ["readings"]) > 0
     finally:
         target.close()
+
+
+def check_nameless_rows(target: ClickHouseTarget, dataset: Dataset, table: str, measurement: str) -> None:
+    """The dataset's nameless rows (NULL entity key) are all stored, as themselves: the same count,
+    the same sorted (time, first field) pairs, and NULL in every entity tag."""
+    use_case = dataset.use_case
+    key, field = use_case.entity_key, use_case.measurement(measurement).field_names[0]
+    data = dataset.read(measurement)
+    data = data.filter(pc.is_null(data.column(key)))
+    assert data.num_rows > 0, f"no nameless {measurement} rows: the check would be vacuous"
+    times = data.column("time").cast(pa.int64()).to_pylist()
+    expected = sorted(zip(times, data.column(field).to_pylist(), strict=True), key=repr)
+    stored = target._admin(f"SELECT toUnixTimestamp64Nano(time), {field} FROM {table} WHERE {key} IS NULL")
+    assert sorted(stored, key=repr) == expected, measurement
+    tagged = " OR ".join(f"{tag} IS NOT NULL" for tag in use_case.entity_tags)
+    assert scalar(target, f"SELECT countIf({tagged}) FROM {table} WHERE {key} IS NULL") == 0
 
 
 # -- HTTP client, server recipe, container, install scripts -----------------------------------------

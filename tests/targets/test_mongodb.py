@@ -100,6 +100,19 @@ def dataset_rows(dataset: Dataset, measurement: str) -> list[tuple[Any, ...]]:
     return sorted(zip(*columns, strict=True), key=repr)
 
 
+def nameless_pairs(dataset: Dataset, measurement: str) -> list[tuple[int, Any]]:
+    """``(time ns, first field)`` of the dataset's nameless rows (no entity key), sorted."""
+    table = dataset.read(measurement)
+    rows = table.filter(pa.compute.is_null(table.column(dataset.use_case.entity_key)))
+    field = dataset.use_case.measurement(measurement).field_names[0]
+    times = pa.compute.cast(rows.column("time"), pa.int64()).to_pylist()
+    return sorted(zip(times, rows.column(field).to_pylist(), strict=True), key=repr)
+
+
+def has_nameless_rows(dataset: Dataset, measurement: str) -> bool:
+    return dataset.read(measurement).column(dataset.use_case.entity_key).null_count > 0
+
+
 def one_host_tags() -> pa.Table:
     """A tags table with one host, ``h``."""
     return pa.table({t: ["h"] if t == "hostname" else ["x"] for t in get_use_case("cpu-only").entity_tags})
@@ -123,15 +136,16 @@ def cpu_data(dataset_cache: Path) -> Dataset:
 
 @pytest.fixture(scope="module")
 def shaping_data(dataset_cache: Path) -> dict[str, Dataset]:
-    """Small datasets of every use case: extra tags (devops), nulls and another entity key (iot),
-    and per-host runs (rows of one host together), so documents of every shape occur."""
+    """Small datasets of every use case: extra tags (devops), nulls, nameless rows (2 readings, 7
+    diagnostics) and another entity key (iot), and per-host runs (rows of one host together), so
+    documents of every shape occur."""
     specs = {
         "cpu-only": DatasetSpec.parse(scale=5, end="2016-01-01T03:00:00Z", interval="20s", seed=3),
         "cpu-only-runs": DatasetSpec.parse(
             scale=4, end="2016-01-01T02:00:00Z", ingestion="per-host-runs", run_length=50, seed=4
         ),
         "devops": DatasetSpec.parse(use_case="devops", scale=2, end="2016-01-01T02:00:00Z", interval="60s"),
-        "iot": DatasetSpec.parse(use_case="iot", scale=3, end="2016-01-01T02:00:00Z", interval="30s"),
+        "iot": DatasetSpec.parse(use_case="iot", scale=4, end="2016-01-01T03:00:00Z", interval="30s"),
     }
     return {name: ensure_dataset(spec, dataset_cache)[0] for name, spec in specs.items()}
 
@@ -148,13 +162,15 @@ def test_event_documents_hold_exactly_the_dataset_rows(shaping_data: dict[str, D
     key = use_case.entity_key
     for measurement in dataset.measurements:
         m = use_case.measurement(measurement)
+        assert has_nameless_rows(dataset, measurement) == use_case.nameless_rows, "vacuous for iot"
         rows = []
         for batch in dataset.iter_batches(measurement, 777):  # batches that split hours and epochs
             for document in layout.documents(measurement, batch):
                 assert set(document) == {"time", "tags", *m.field_names}
                 meta = document["tags"]
                 extra = {t: meta[t] for t in m.extra_tags}
-                assert meta == {**tags[meta[key]], **extra}, "tags must be the entity's + the extra tags"
+                entity = tags[meta[key]] if meta[key] is not None else {key: None}  # nameless: no tags
+                assert meta == {**entity, **extra}, "tags must be the entity's + the extra tags"
                 values = [document[f] for f in m.field_names]
                 rows.append((ns_of(document["time"]), meta[key], *extra.values(), *values))
         assert sorted(rows, key=repr) == dataset_rows(dataset, measurement), f"{name}/{measurement}"
@@ -169,6 +185,7 @@ def test_hour_upserts_hold_exactly_the_dataset_rows(shaping_data: dict[str, Data
     key = use_case.entity_key
     for measurement in dataset.measurements:
         m = use_case.measurement(measurement)
+        assert has_nameless_rows(dataset, measurement) == use_case.nameless_rows, "vacuous for iot"
         rows = []
         for batch in dataset.iter_batches(measurement, 777):
             seen_in_batch = set()
@@ -177,12 +194,15 @@ def test_hour_upserts_hold_exactly_the_dataset_rows(shaping_data: dict[str, Data
                 assert list(identity) == [key, *m.extra_tags, "hour"], "the _id fields, in order"
                 assert repr(identity) not in seen_in_batch, "one upsert per document per batch"
                 seen_in_batch.add(repr(identity))
-                assert set(update) == {"$setOnInsert", "$addToSet"}
-                entity = {k: v for k, v in tags[identity[key]].items() if k != key}
+                # The nameless document (_id name null) has no tags and appends with $push.
+                named = identity[key] is not None
+                append = "$addToSet" if named else "$push"
+                assert set(update) == {"$setOnInsert", append}
+                entity = {k: v for k, v in tags[identity[key]].items() if k != key} if named else {}
                 assert update["$setOnInsert"] == {"tags": entity}
                 hour = ns_of(identity["hour"])
                 assert hour % NS_PER_HOUR == 0
-                events = update["$addToSet"]["events"]["$each"]
+                events = update[append]["events"]["$each"]
                 times = [ns_of(e["time"]) for e in events]
                 assert times == sorted(times), "events in time order"
                 for event in events:
@@ -222,6 +242,21 @@ def test_an_entity_missing_from_the_tags_table_is_refused() -> None:
         EventLayout(use_case, tags).documents("cpu", batch)
     with pytest.raises(TargetError, match="stranger"):
         HourlyLayout(use_case, tags).updates("cpu", batch)
+
+
+def test_a_row_without_an_entity_is_refused_where_the_use_case_has_no_nameless_rows() -> None:
+    use_case = get_use_case("cpu-only")
+    assert not use_case.nameless_rows
+    batch = pa.RecordBatch.from_pydict(
+        {
+            "time": pa.array([T0, T0], pa.timestamp("ns", tz="UTC")),
+            "hostname": pa.array(["h", None]).dictionary_encode(),
+            **{f: pa.array([1, 2], pa.int64()) for f in use_case.measurement("cpu").field_names},
+        }
+    )
+    for layout in (EventLayout(use_case, one_host_tags()), HourlyLayout(use_case, one_host_tags())):
+        with pytest.raises(TargetError, match="1 null values"):
+            layout.shaper.shape("cpu", batch)
 
 
 # -- (b) rendering -------------------------------------------------------------------------------------
@@ -542,6 +577,77 @@ def test_emulator_hour_upserts_are_idempotent_and_merge_split_hours(cpu_data: Da
     assert len(documents) == 8 * 13, "one document per host per hour"
     assert all(len(doc["events"]) == 30 for doc in documents), "30 events per host-hour at 120 s"
     assert layout.count(client.db.cpu) == cpu_data.rows["cpu"]
+
+
+def emulated_write(layout: EventLayout | HourlyLayout, collection: Any, measurement: str, batch: Any) -> None:
+    """EMULATOR: one batch into a mongomock collection — the naive layout's real ``write``, the
+    hourly layout's upserts one by one (see MONGOMOCK_GAPS)."""
+    if isinstance(layout, EventLayout):
+        layout.write(collection, measurement, batch)
+        return
+    for selector, update in layout.updates(measurement, batch):
+        collection.update_one(selector, update, upsert=True)
+
+
+def stored_nameless_pairs(layout: EventLayout | HourlyLayout, collection: Any, field: str) -> list[Any]:
+    """``(time ns, field)`` of the nameless rows a collection holds, sorted."""
+    key = layout.shaper.key
+    if isinstance(layout, EventLayout):
+        pairs = [(ns_of(d["time"]), d[field]) for d in collection.find({f"tags.{key}": None})]
+    else:
+        documents = collection.find({f"_id.{key}": None})
+        pairs = [(ns_of(e["time"]), e[field]) for d in documents for e in d["events"]]
+    return sorted(pairs, key=repr)
+
+
+@pytest.mark.parametrize("layout_type", [EventLayout, HourlyLayout])
+def test_emulator_iot_load_stores_every_nameless_row(
+    shaping_data: dict[str, Dataset], layout_type: Any
+) -> None:
+    """EMULATOR CHECK (mongomock, not MongoDB): an iot load keeps every row, the nameless ones (no
+    ``name``) included — as many as the dataset has, with the same (time, first field) pairs; the
+    hourly layout puts them into one document per hour."""
+    dataset = shaping_data["iot"]
+    layout = layout_type(dataset.use_case, dataset.tags())
+    database = mongomock.MongoClient().db
+    for measurement in dataset.measurements:
+        collection = database[measurement]
+        for batch in dataset.iter_batches(measurement, 250):  # several batches per hour
+            emulated_write(layout, collection, measurement, batch)
+        expected = nameless_pairs(dataset, measurement)
+        assert expected, f"no nameless {measurement} rows: the check would be vacuous"
+        assert layout.count(collection) == dataset.rows[measurement]  # what row_count() returns
+        field = dataset.use_case.measurement(measurement).field_names[0]
+        assert stored_nameless_pairs(layout, collection, field) == expected, measurement
+        if layout_type is HourlyLayout:
+            hours = {t // NS_PER_HOUR for t, _ in expected}
+            assert collection.count_documents({"_id.name": None}) == len(hours)
+            assert all(d["tags"] == {} for d in collection.find({"_id.name": None}))
+
+
+@pytest.mark.parametrize("layout_type", [EventLayout, HourlyLayout])
+def test_emulator_equal_nameless_rows_of_one_instant_are_all_kept(
+    shaping_data: dict[str, Dataset], layout_type: Any
+) -> None:
+    """EMULATOR CHECK: nameless rows of different trucks can be equal (same instant, no field set,
+    as iot's fieldless points); each is a row, in one batch and across batches. ($addToSet in the
+    hourly layout's nameless document would keep one of them.)"""
+    dataset = shaping_data["iot"]
+    use_case = dataset.use_case
+    truck = dataset.tags().column(use_case.entity_key)[0].as_py()
+    schema = use_case.row_schema("diagnostics")
+    fields = use_case.measurement("diagnostics").field_names
+
+    def batch(names: list[str | None]) -> pa.RecordBatch:
+        columns = {"time": [T0] * len(names), use_case.entity_key: names}
+        return pa.RecordBatch.from_pydict({**columns, **{f: [None] * len(names) for f in fields}}, schema)
+
+    layout = layout_type(use_case, dataset.tags())
+    collection = mongomock.MongoClient().db.diagnostics
+    for names in ([None, None, truck], [None]):
+        emulated_write(layout, collection, "diagnostics", batch(names))
+    assert layout.count(collection) == 4
+    assert stored_nameless_pairs(layout, collection, fields[0]) == [(T0, None)] * 3
 
 
 # -- (d) client, server recipe, containers, scripts --------------------------------------------------------

@@ -157,6 +157,9 @@ def test_devops_and_iot_round_trip(
         assert ",serial=" in text and ",path=" in text and ",port=" in text
     if use_case == "iot" and fmt == "influx":
         assert ",," not in text and "= " not in text  # missing fields are left out, never empty
+    if use_case == "iot":  # nameless points travel without a name (influx) or with an empty one
+        nameless = sum(dataset.read(m).column("name").null_count for m in dataset.measurements)
+        assert nameless and imported.manifest["source"]["nameless_rows"] == nameless
     if use_case == "iot" and fmt == "timescaledb":
         assert text.startswith(timescaledb_header(dataset.use_case))
         assert ",load_capacity=" in text.splitlines()[4]
@@ -246,7 +249,8 @@ def test_use_case_is_inferred_and_can_be_given(tmp_path: Path) -> None:
 
 
 def test_iot_points_with_cleared_tags(tmp_path: Path) -> None:
-    """TSBS's iot data clears a random tag on some points: not a change, and no name means skipped."""
+    """TSBS's iot data clears a random tag on some points: not a change; a point without a name is
+    kept as a nameless row (null name), in both formats."""
     tags = "name=truck_0,fleet=South,driver=Trish,model=H-2,device_version=v2.3"
     fields = (
         "load_capacity=1500,fuel_capacity=150,nominal_fuel_consumption=12,latitude=72.5,fuel_consumption=25"
@@ -261,14 +265,17 @@ def test_iot_points_with_cleared_tags(tmp_path: Path) -> None:
     path.write_text("\n".join(lines) + "\n")
     dataset, _ = import_tsbs(path, cache=tmp_path / "cache")
     assert dataset.use_case.name == "iot"
-    assert dataset.rows == {"readings": 2, "diagnostics": 1}
-    assert dataset.manifest["source"]["skipped_rows"] == 1
+    assert dataset.rows == {"readings": 3, "diagnostics": 1}
+    assert dataset.manifest["source"]["skipped_rows"] == 0
+    assert dataset.manifest["source"]["nameless_rows"] == 1
     assert dataset.tags().to_pylist() == [
         {"name": "truck_0", "fleet": "South", "driver": "Trish", "model": "H-2", "device_version": "v2.3"}
     ]
     readings = plain(dataset.read("readings")).to_pylist()
     assert readings[0]["latitude"] == 72.5 and readings[0]["longitude"] is None
     assert readings[1]["load_capacity"] == 1500.0
+    assert readings[2]["name"] is None and readings[2]["latitude"] == 72.5
+    assert [row["name"] for row in readings] == ["truck_0", "truck_0", None]
     diagnostics = plain(dataset.read("diagnostics")).to_pylist()[0]
     assert diagnostics["status"] == 3 and diagnostics["load_capacity"] is None
     # the same in TSBS's timescaledb format, where the truck's capacities travel on the tags line
@@ -286,6 +293,24 @@ def test_iot_points_with_cleared_tags(tmp_path: Path) -> None:
     assert again.rows == dataset.rows and again.tags().to_pylist() == dataset.tags().to_pylist()
     assert plain(again.read("readings")).equals(plain(dataset.read("readings")))
     assert plain(again.read("diagnostics")).equals(plain(dataset.read("diagnostics")))
+
+
+def test_a_cpu_row_without_hostname_is_skipped_and_counted(tmp_path: Path) -> None:
+    """Only iot has nameless rows (TSBS clears no devops tag): a cpu line without its host is
+    skipped, counted in the manifest, and never stored with a null host."""
+    values = ",".join(f"{f}=1i" for f in CPU_FIELDS)
+    lines = [
+        f"cpu,hostname=host_0,region=r {values} 1451606400000000000",
+        f"cpu,region=r {values} 1451606410000000000",
+    ]
+    path = tmp_path / "cpu.influx"
+    path.write_text("\n".join(lines) + "\n")
+    dataset, _ = import_tsbs(path, cache=tmp_path / "cache")
+    assert dataset.rows == {"cpu": 1}
+    assert (
+        dataset.manifest["source"]["skipped_rows"] == 1 and dataset.manifest["source"]["nameless_rows"] == 0
+    )
+    assert dataset.read("cpu").column("hostname").null_count == 0
 
 
 @pytest.mark.parametrize(

@@ -318,8 +318,33 @@ def test_iot_uses_the_manifest_counts_and_allows_missing_fields(tmp_path: Path) 
     assert outcome["success"] is True, outcome["critical_failed"]
     results = results_of(outcome, "dataset")
     assert "readings: row count = the manifest's count (iot drops points on purpose)" in results
-    assert "readings: no nulls (time, name)" in results
+    assert "readings: no nulls (time)" in results
     assert "readings: (name, time) is unique" in results
+    nameless = results["readings: rows without name ≤ 1%"]
+    assert nameless["success"] and nameless["observed"]["rows_without_entity"] > 0
+
+
+def test_too_many_nameless_rows_fail_and_nameless_instants_are_no_duplicates(tmp_path: Path) -> None:
+    """TSBS clears the name of 0.2 % of iot points: 10 % nameless rows is a broken dataset; two
+    nameless rows at one instant are two points of no entity, not a duplicated key."""
+    spec = DatasetSpec.parse(use_case="iot", scale=6, end="2016-01-01T02:00:00Z", seed=3)
+    iot, _ = ensure_dataset(spec, tmp_path / "cache")
+
+    def damage(frame: Any) -> Any:
+        frame["name"] = frame["name"].astype(object)
+        frame.loc[frame.index[::10], "name"] = None
+        frame.loc[frame.index[1], "time"] = frame.loc[frame.index[0], "time"]
+        frame.loc[frame.index[1], "name"] = None
+        return frame
+
+    rewrite(iot, damage, "readings")
+    outcome = validate_run(make_run(tmp_path / "runs", iot, types={}), [])
+    assert set(outcome["critical_failed"]) == {
+        "dataset: readings: rows without name ≤ 1%",
+        "dataset: Parquet file contents = the manifest's sha256",  # the rewritten file
+    }
+    observed = results_of(outcome, "dataset")["readings: rows without name ≤ 1%"]["observed"]
+    assert observed["rows_without_entity"] > observed["rows"] / 20
 
 
 def test_unreadable_dataset_fails_critically(dataset: Dataset, tmp_path: Path) -> None:
@@ -382,6 +407,26 @@ def test_load_count_off_by_one_fails_naming_the_target(dataset: Dataset, tmp_pat
     assert results_of(outcome, "load")["alpha: rows in the database = rows in the dataset, per measurement"][
         "success"
     ]
+
+
+def test_load_count_is_checked_against_the_rows_a_model_keeps(dataset: Dataset, tmp_path: Path) -> None:
+    """A target that declares rows its model cannot keep (``load.expected_rows``, e.g. InfluxDB's
+    field-less iot points) is checked against those rows: equal passes, one off fails."""
+
+    def keeps_fewer(off: int) -> Callable[[str, Phases], None]:
+        def tweak(name: str, phases: Phases) -> None:
+            if name == "beta":
+                phases["load"]["expected_rows"] = {"cpu": 1430}
+                phases["load"]["trials"][-1]["row_counts"]["cpu"] = 1430 + off
+
+        return tweak
+
+    name = "beta: rows in the database = rows in the dataset its data model keeps, per measurement"
+    passed = validate_run(make_run(tmp_path / "a", dataset, tweak=keeps_fewer(0)), [])
+    assert passed["success"] is True, passed["critical_failed"]
+    assert "data model cannot keep" in results_of(passed, "load")[name]["details"]
+    failed = validate_run(make_run(tmp_path / "b", dataset, tweak=keeps_fewer(1)), [])
+    assert failed["critical_failed"] == [f"load: {name}"]
 
 
 def test_failed_target_is_a_failed_expectation_naming_it(dataset: Dataset, tmp_path: Path) -> None:

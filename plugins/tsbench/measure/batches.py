@@ -13,9 +13,15 @@ def metric_count(batch: pa.RecordBatch, first_field: int) -> int:
 
 
 def entity_ids(batch: pa.RecordBatch, key: str, names: pa.Array) -> np.ndarray:
-    """Per row, the position of its entity (``key`` column) among ``names`` (the tags table's)."""
+    """Per row, the position of its entity (``key`` column) among ``names`` (the tags table's);
+    0 for a row without an entity (a nameless iot point: it goes with the first entity's)."""
     column = batch.column(key)
     if isinstance(column.type, pa.DictionaryType):
         per_entry = pc.index_in(column.dictionary, value_set=names).to_numpy(zero_copy_only=False)
-        return per_entry[column.indices.to_numpy(zero_copy_only=False)]
-    return pc.index_in(column, value_set=names).to_numpy(zero_copy_only=False)
+        indices = column.indices
+        if not indices.null_count:
+            return per_entry[indices.to_numpy(zero_copy_only=False)]
+        ids = per_entry[indices.fill_null(0).to_numpy(zero_copy_only=False)]
+        ids[indices.is_null().to_numpy(zero_copy_only=False)] = 0
+        return ids
+    return pc.index_in(column, value_set=names).fill_null(0).to_numpy(zero_copy_only=False)

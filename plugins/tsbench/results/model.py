@@ -58,6 +58,7 @@ class Capabilities(Record):
     rollups: str = ""
     unsupported: dict[str, str] = {}
     schema_note: str = ""
+    row_model_note: str = ""  # rows its data model cannot keep as they are (``Target.capabilities``)
 
 
 class Provision(Record):
@@ -103,6 +104,9 @@ class LoadPhase(Record):
     median_rows_per_s: Number | None = None
     wire: dict[str, Any] | None = None
     wall_s: Number | None = None
+    # rows per measurement the target's data model keeps, when fewer than the dataset's (iot:
+    # ``Capabilities.stores_fieldless_rows`` …); empty: every row of the dataset
+    expected_rows: dict[str, int] = {}
 
     def median_trial(self) -> tuple[LoadTrial | None, int]:
         """The median trial by rows/s (the one ``median_rows_per_s`` names) and its 1-based number."""

@@ -99,6 +99,15 @@ class Capabilities:
     compresses_after_load: bool = False  # ``Target.compress`` works (run option compress_after_load)
     rollups: str = "none"  # what pre-aggregation the server offers, and under which licence
     builds_rollups: bool = False  # ``Target.build_rollup`` works (run option rollup_after_load)
+    # The data model's limits on rows some datasets hold (iot), which set the rows a load must
+    # leave (``workload.stored_rows``): a row without any field can be stored (False: it cannot be
+    # represented and is not sent), and nameless rows of one measurement and instant become one
+    # point (the database keys a point by series and time, and a nameless row's series is its
+    # measurement alone). ``row_model_note`` says so in the report.
+    stores_fieldless_rows: bool = True
+    stores_bare_rows: bool = True  # a nameless row without any field: neither tag nor field
+    merges_nameless_instants: bool = False
+    row_model_note: str = ""
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ measurement's extra tags (diskio ``serial``, disk ``path``/``fstype``, …); or,
 while parsing). Integers carry the ``i`` suffix; floats are Arrow's shortest round-trip text
 (exponent notation such as ``1e-7`` is valid line protocol). A null field is left out of its line;
 a row with no field at all cannot be represented (a line without fields is rejected) and is not
-sent. An empty or null tag value is left out of the line (``tag=`` is rejected). Names and tag
+sent. An empty or null tag value is left out of the line (``tag=`` is rejected), and so are all
+entity tags of a row without an entity (a nameless iot point). Names and tag
 values are not escaped: they are checked instead, and one containing a character that would need
 escaping (space, comma, ``=``, quote, backslash, newline) raises ``TargetError``.
 
@@ -95,7 +96,8 @@ class LineBuilder:
         the use case's order, then the measurement's extra tags; "sorted": all tags sorted by key,
         the order InfluxDB keeps them in the series key (it then needs not sort them).
         ``fieldless_lines``: a row without any field becomes a line of tags and timestamp (QuestDB
-        stores it with NULL fields) instead of being left out (InfluxDB rejects such a line)."""
+        stores it with NULL fields) instead of being left out (InfluxDB rejects such a line); a
+        nameless row without any field has no tag either and is left out in any case."""
         if tag_order not in TAG_ORDERS:
             raise ValueError(f"tag_order must be one of {TAG_ORDERS}, not {tag_order!r}")
         self.system = system
@@ -131,7 +133,8 @@ class LineBuilder:
         self._cache: tuple[pa.Array, np.ndarray] | None = None
 
     def _entity_rows(self, column: pa.Array) -> pa.Array:
-        """Row of the tags table for every row (via the batch's dictionary, never per row)."""
+        """Row of the tags table for every row (via the batch's dictionary, never per row); null
+        for a row without an entity (a nameless iot point: its line carries no entity tag)."""
         if not pa.types.is_dictionary(column.type):
             column = pc.dictionary_encode(column)
         dictionary = column.dictionary
@@ -143,7 +146,11 @@ class LineBuilder:
                 raise TargetError(f"{self.system}: entity {missing!r} is not in the dataset's tags table")
             cached = (dictionary, found.to_numpy(zero_copy_only=False))
             self._cache = cached
-        return pa.array(cached[1][column.indices.to_numpy(zero_copy_only=False)])
+        indices = column.indices
+        if not indices.null_count:
+            return pa.array(cached[1][indices.to_numpy(zero_copy_only=False)])
+        nameless = indices.is_null().to_numpy(zero_copy_only=False)
+        return pa.array(cached[1][indices.fill_null(0).to_numpy(zero_copy_only=False)], mask=nameless)
 
     def lines(self, m: Measurement, batch: pa.RecordBatch) -> pa.Array:
         """One string per representable row (see ``fieldless_lines``), each ending in a newline."""
@@ -178,7 +185,10 @@ class LineBuilder:
         if fielded.false_count:
             section = pc.if_else(fielded, section, "")
         lines = pc.binary_join_element_wise(*parts, section, " ", stamps, "\n", "", **_NULL_AS_EMPTY)
-        return lines if self.fieldless_lines or not fielded.false_count else lines.filter(fielded)
+        # a line needs a field, or (``fieldless_lines``) at least a tag: a nameless row without
+        # any field has neither and cannot be written
+        keep = pc.or_(fielded, pc.is_valid(entity_rows)) if self.fieldless_lines else fielded
+        return lines if not keep.false_count else lines.filter(keep)
 
 
 def body(lines: pa.Array) -> memoryview:
@@ -207,7 +217,7 @@ class LineFormat:
         fieldless = "keep" if builder.fieldless_lines else "drop"
         self.key = (
             f"line-protocol/{builder.tag_order}/fieldless-{fieldless}/gzip-{gzip_level}"
-            f"/max-{MAX_LINES_PER_REQUEST}/1"
+            f"/max-{MAX_LINES_PER_REQUEST}/2"  # 2: nameless rows without tags, bare rows left out
         )
         self.precompressed = bool(gzip_level)
 

@@ -8,7 +8,8 @@ Checked for every measurement of the dataset:
   (iot) and imported datasets without a spec use the manifest's count instead;
 - (entity, time) is unique, e.g. (hostname, time) — ``ExpectCompoundColumnsToBeUnique``;
 - no nulls: in every column for cpu-only and devops; for iot (which drops single fields on
-  purpose) in time and the tag columns only;
+  purpose) in time and the tag columns only, and the entity key (``name``) of at most
+  ``NAMELESS_MAX_SHARE`` of the rows (TSBS clears it on 0.2 % of its points);
 - timestamps inside ``[start, end)`` of the manifest's time range;
 - cpu values (every ``usage_*`` field) in ``[0, 100]``.
 
@@ -60,6 +61,9 @@ from tsbench.workload.usecases import CPU_FIELDS, YCSB
 
 # Use cases whose generator drops whole points and single fields on purpose (TSBS iot keeps ~90 %).
 DROPS_POINTS = frozenset({"iot"})
+# Use cases whose rows may lack the entity key (``UseCase.nameless_rows``): at most this share of
+# a measurement's rows (TSBS's rate is 0.2 %; a larger share means a broken generator or import).
+NAMELESS_MAX_SHARE = 0.01
 # Value ranges per measurement: column → (lo, hi), both inclusive.
 RANGES: dict[str, dict[str, tuple[float, float]]] = {
     "cpu": dict.fromkeys(CPU_FIELDS, (0, 100)),
@@ -69,6 +73,7 @@ __all__ = [
     "DROPS_POINTS",
     "DUPLICATE_EXAMPLES",
     "MEMORY_LIMIT",
+    "NAMELESS_MAX_SHARE",
     "RANGES",
     "MeasurementProfile",
     "connect",
@@ -115,10 +120,11 @@ def expected_rows(dataset: Dataset) -> dict[str, tuple[int, str]]:
 def _not_null_columns(dataset: Dataset, measurement: str, columns: list[str]) -> list[str]:
     if dataset.manifest["use_case"] not in DROPS_POINTS:
         return columns
+    key = set() if dataset.use_case.nameless_rows else {dataset.use_case.entity_key}
     try:
-        tags = {dataset.use_case.entity_key, *dataset.use_case.measurement(measurement).extra_tags}
+        tags = {*key, *dataset.use_case.measurement(measurement).extra_tags}
     except KeyError:
-        tags = {dataset.use_case.entity_key}
+        tags = key
     return [c for c in columns if c == "time" or c in tags]
 
 
@@ -197,9 +203,35 @@ def _counts_frame(dataset: Dataset, profiles: dict[str, MeasurementProfile]) -> 
                 details=f"counted by DuckDB over {dataset.glob(m)}",
             )
         )
-    frame = pd.DataFrame(rows, columns=["measurement", "rows", "expected_rows"])
+    if dataset.use_case.nameless_rows:
+        checks += _nameless_checks(dataset, profiles, rows)
+    frame = pd.DataFrame(rows, columns=["measurement", "rows", "expected_rows", "nameless_share"])
     frame[["rows", "expected_rows"]] = frame[["rows", "expected_rows"]].astype("float64")
     return Frame("counts", frame, checks)
+
+
+def _nameless_checks(
+    dataset: Dataset, profiles: dict[str, MeasurementProfile], rows: list[dict[str, Any]]
+) -> list[Check]:
+    """Per measurement: rows without the entity key at most ``NAMELESS_MAX_SHARE`` (sets each
+    row's ``nameless_share``)."""
+    entity = dataset.use_case.entity_key
+    checks = []
+    for row, (m, profile) in zip(rows, profiles.items(), strict=True):
+        column = f"nulls_{entity}"
+        nameless = int(profile.files[column].sum()) if column in profile.files else 0
+        row["nameless_share"] = nameless / profile.rows if profile.rows else 0.0
+        checks.append(
+            Check(
+                f"{m}: rows without {entity} ≤ {NAMELESS_MAX_SHARE:.0%}",
+                "ExpectColumnValuesToBeBetween",
+                {"column": "nameless_share", "min_value": 0.0, "max_value": NAMELESS_MAX_SHARE},
+                where=("measurement", m),
+                observed={"rows_without_entity": nameless, "rows": profile.rows},
+                details="nameless points (TSBS's iot clears the name tag of 0.2 %), counted over all rows",
+            )
+        )
+    return checks
 
 
 def _keys_frame(dataset: Dataset, profiles: dict[str, MeasurementProfile]) -> Frame:

@@ -120,18 +120,20 @@ def _duplicated_keys(
     Two steps, both exact: group by a 64-bit hash of (entity, time) — a fixed 8-byte key instead of
     text, so the hash table stays small — and, only when some hash occurs more than once, group the
     rows with those hashes by the real key (so a hash collision is never mistaken for a duplicate).
+    Rows without an entity (nameless iot points) belong to no entity and have no key to repeat.
     """
     key = f'hash({_ident(entity)}, epoch_ns("time"))'
+    named = f"{_ident(entity)} IS NOT NULL"
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE candidates AS SELECT {key} AS h FROM read_parquet({glob}) "
-        "GROUP BY h HAVING count(*) > 1"
+        f"WHERE {named} GROUP BY h HAVING count(*) > 1"
     )
     keys, extra, dups = 0, 0, pd.DataFrame({"entity": [], "time": [], "n": []})
     if con.execute("SELECT count(*) FROM candidates").fetchone()[0]:
         con.execute(
             f"CREATE OR REPLACE TEMP TABLE dup AS SELECT {_ident(entity)}::VARCHAR AS entity, "
             f'epoch_ns("time") AS time, count(*) AS n FROM read_parquet({glob}) '
-            f"WHERE {key} IN (SELECT h FROM candidates) GROUP BY ALL HAVING count(*) > 1"
+            f"WHERE {named} AND {key} IN (SELECT h FROM candidates) GROUP BY ALL HAVING count(*) > 1"
         )
         keys, extra = con.execute("SELECT count(*), coalesce(sum(n - 1), 0) FROM dup").fetchone()
         dups = con.execute(

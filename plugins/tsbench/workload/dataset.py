@@ -271,9 +271,7 @@ class DatasetWriter:
             "rows": self.rows,
             "rows_total": sum(self.rows.values()),
             "schema": {
-                m.name: [
-                    {"name": f.name, "type": str(f.type)} for f in m.arrow_schema(self.use_case.entity_key)
-                ]
+                m.name: [{"name": f.name, "type": str(f.type)} for f in self.use_case.row_schema(m.name)]
                 for m in self.use_case.measurements
             },
             "tags": {

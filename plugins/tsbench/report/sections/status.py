@@ -59,6 +59,7 @@ class TargetView:
     compression: str
     rollups: str
     schema_note: str
+    row_model_note: str
     unsupported: dict[str, str]
     provisioned: bool
 
@@ -87,6 +88,7 @@ def target_view(name: str, body: TargetResult) -> TargetView:
         compression=caps.compression,
         rollups=caps.rollups,
         schema_note=caps.schema_note,
+        row_model_note=caps.row_model_note,
         unsupported=dict(caps.unsupported),
         provisioned=body.provision is not None and bool(body.provision.to_json()),
     )

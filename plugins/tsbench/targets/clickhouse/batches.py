@@ -5,7 +5,8 @@ entity dictionary (a handful of values) to rows of the tags table, ``take`` maps
 index to its entity row, and ``take`` again maps that to the code of each tag in the tag's own
 dictionary. Tags stay dictionary-encoded (Arrow ``dictionary<int32, string>``), which ClickHouse's
 Arrow input reads straight into ``LowCardinality(String)``; ``time`` stays ``timestamp[ns, UTC]``,
-read into ``DateTime64(9, 'UTC')`` without rounding.
+read into ``DateTime64(9, 'UTC')`` without rounding. A nameless row (iot: null entity key) maps to no
+entity row, so every entity tag of it is a null index: NULL in ``LowCardinality(Nullable(String))``.
 """
 
 from __future__ import annotations
@@ -39,15 +40,27 @@ class InsertShaper:
         }
 
     def entity_rows(self, keys: pa.Array) -> pa.Array:
-        """For every row, its entity's row in the tags table; TargetError names unknown entities."""
+        """For every row, its entity's row in the tags table, or null for a row without a key (a
+        nameless row: only in a use case with ``nameless_rows``, else TargetError). TargetError
+        names entities the tags table lacks."""
         keys = _dictionary(keys)
-        position = pc.index_in(keys.dictionary.cast(pa.string()), value_set=self.entities)
+        dictionary = keys.dictionary.cast(pa.string())
+        position = pc.index_in(dictionary, value_set=self.entities)
         rows = pc.take(position, keys.indices)
-        if rows.null_count:
-            unknown = pc.unique(pc.filter(pc.take(keys.dictionary, keys.indices), pc.is_null(rows)))
+        if not rows.null_count:
+            return rows
+        unknown = pc.and_(pc.is_null(position), pc.is_valid(dictionary))  # per dictionary entry
+        used = pc.filter(keys.indices, pc.take(unknown, keys.indices))  # a null index is no entity
+        if len(used):
+            names = pc.unique(pc.take(dictionary, used))
             raise TargetError(
-                f"clickhouse: {len(unknown)} {self.key} value(s) of the batch are not in the tags table, "
-                f"e.g. {unknown[:3].to_pylist()}"
+                f"clickhouse: {len(names)} {self.key} value(s) of the batch are not in the tags table, "
+                f"e.g. {names[:3].to_pylist()}"
+            )
+        if not self.use_case.nameless_rows:
+            raise TargetError(
+                f"clickhouse: {rows.null_count} row(s) of the batch have no {self.key} "
+                f"(use case {self.use_case.name!r} has no nameless rows)"
             )
         return rows
 

@@ -4,7 +4,9 @@ Columns, in this order: ``time DateTime64(9, 'UTC')`` (the dataset's nanosecond 
 the entity key and the entity's other tags, the measurement's extra tags (all
 ``LowCardinality(String)``), then the fields (``Int64`` / ``Float64``, ``Nullable(…)`` where the use
 case's data has nulls). ``ENGINE = MergeTree PARTITION BY toDate(time) ORDER BY (<entity key>, time)``.
-Reasons in README.md ("Schema").
+In a use case with nameless rows (iot) the entity's tags are ``LowCardinality(Nullable(String))`` (a
+nameless row has NULL in all of them) and the table needs ``SETTINGS allow_nullable_key = 1``, since
+the entity key is in the sorting key. Reasons in README.md ("Schema", "Nameless rows").
 """
 
 from __future__ import annotations
@@ -18,6 +20,10 @@ from tsbench.workload.usecases import FLOAT, INT, Measurement, UseCase
 TIME = "time"
 TIME_TYPE = "DateTime64(9, 'UTC')"
 TAG_TYPE = "LowCardinality(String)"
+# Entity tags of use cases with nameless rows: NULL is one more dictionary entry of the column (no
+# separate null map, unlike Nullable(String)).
+NULLABLE_TAG_TYPE = "LowCardinality(Nullable(String))"
+NULLABLE_KEY_SETTINGS = "allow_nullable_key = 1"  # a Nullable column in ORDER BY needs it
 FIELD_TYPES: dict[pa.DataType, str] = {INT: "Int64", FLOAT: "Float64"}
 # Per-column compression (ClickHouse's default, LZ4, everywhere else): within a part, rows are sorted
 # by (entity, time), so consecutive timestamps of one entity differ by the sampling interval and
@@ -42,7 +48,7 @@ class Column:
 
     @property
     def nullable(self) -> bool:
-        return self.type.startswith("Nullable(")
+        return self.type.startswith(("Nullable(", "LowCardinality(Nullable("))
 
     def ddl(self) -> str:
         return " ".join(part for part in (self.name, self.type, self.codec) if part)
@@ -55,7 +61,9 @@ def fields_nullable(use_case: UseCase) -> bool:
 def table_columns(measurement: Measurement, use_case: UseCase) -> list[Column]:
     """The columns of ``measurement``'s table, in table order."""
     columns = [Column(TIME, TIME_TYPE, TIME_CODEC)]
-    columns += [Column(tag, TAG_TYPE) for tag in (*use_case.entity_tags, *measurement.extra_tags)]
+    entity_type = NULLABLE_TAG_TYPE if use_case.nameless_rows else TAG_TYPE
+    columns += [Column(tag, entity_type) for tag in use_case.entity_tags]
+    columns += [Column(tag, TAG_TYPE) for tag in measurement.extra_tags]
     nullable = fields_nullable(use_case)
     for name, kind in measurement.fields:
         base = FIELD_TYPES[kind]
@@ -79,7 +87,8 @@ def table_ddl(measurement: Measurement, use_case: UseCase, database: str | None 
     if database:
         name = f"{quote_ident(database)}.{name}"
     body = ",\n    ".join(column.ddl() for column in table_columns(measurement, use_case))
+    settings = f"\nSETTINGS {NULLABLE_KEY_SETTINGS}" if use_case.nameless_rows else ""
     return (
         f"CREATE TABLE {name} (\n    {body}\n) ENGINE = MergeTree\n"
-        f"PARTITION BY {PARTITION_BY}\nORDER BY ({', '.join(sorting_key(use_case))})"
+        f"PARTITION BY {PARTITION_BY}\nORDER BY ({', '.join(sorting_key(use_case))}){settings}"
     )

@@ -171,7 +171,9 @@ class ClickHouseTarget(Target):
         schema_note=(
             "one MergeTree table per measurement, PARTITION BY toDate(time), ORDER BY (entity key, time); "
             "time DateTime64(9, 'UTC'); entity tags denormalised into every row and all tags "
-            "LowCardinality(String); fields Int64/Float64 (Nullable where the use case has nulls). "
+            "LowCardinality(String) (iot's entity tags LowCardinality(Nullable(String)), NULL in its "
+            "nameless rows, with allow_nullable_key = 1); fields Int64/Float64 (Nullable where the "
+            "use case has nulls). "
             "Inserts are synchronous (visible when acknowledged) but not fsynced "
             "(fsync_after_insert = 0): acknowledged data survives a server crash, not a power loss."
         ),

@@ -166,6 +166,13 @@ class InfluxDBTarget(InfluxDBRollups, Target):
             "fields as typed fields; inmem series index (InfluxDB 2: TSI, its only one); default RP autogen "
             "(7-day shards; InfluxDB 2: the bucket, infinite retention)"
         ),
+        stores_fieldless_rows=False,
+        merges_nameless_instants=True,
+        row_model_note=(
+            "a row without any field is not sent (line protocol has no such line); a nameless iot "
+            "row has no tag, so its series is the measurement alone, and nameless rows of one "
+            "instant are one point (later fields overwrite earlier ones)"
+        ),
     )
 
     # Write path (README "Load"): tag order on the wire and gzip level of the /write bodies.
@@ -264,14 +271,18 @@ class InfluxDBTarget(InfluxDBRollups, Target):
 
     def row_count(self, measurement: str) -> int:
         """Points stored: the entity key tag selected as a value in a subquery counts every point
-        that has at least one field (a plain ``count(*)`` counts per field)."""
+        that has at least one field (a plain ``count(*)`` counts per field); points without the
+        key (nameless iot rows, a few per thousand) are counted as the rows of a raw selection."""
         m = self.use_case.measurement(measurement)
         fields = ", ".join(dialect.ident(f) for f in m.field_names)
         key = dialect.ident(self.use_case.entity_key)
         text = f"SELECT count(n) FROM (SELECT {fields}, {key} AS n FROM {dialect.ident(m.name)})"
-        result = self._run(text)
-        series = result.get("series") or []
-        return int(series[0]["values"][0][1]) if series else 0
+        series = self._run(text).get("series") or []
+        named = int(series[0]["values"][0][1]) if series else 0
+        if not self.use_case.nameless_rows:
+            return named
+        raw = self._run(f"SELECT {fields} FROM {dialect.ident(m.name)} WHERE {key} = ''")
+        return named + sum(len(s["values"]) for s in raw.get("series") or [])
 
     # ---- queries -------------------------------------------------------------------------------
 

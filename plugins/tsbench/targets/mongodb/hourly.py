@@ -14,6 +14,14 @@ written as an upsert keyed by ``_id``: ``$setOnInsert`` the tags, ``$addToSet`` 
 event twice, because an event equal to one already in the array is skipped. The events one upsert
 appends are in time order; across batches they stay in arrival order (late rows, as in iot, are not
 moved into place — no query depends on the order inside a document).
+
+Nameless rows (iot points without ``name``: no truck, no tags) go into one document per hour (and
+extra tags) whose ``_id`` holds ``name: null`` and whose ``tags`` is ``{}``. Its events come from many
+trucks, so two of them may be equal (same time, same field values, e.g. both without any field), and
+``$addToSet`` would keep one of them: that document's events are appended with ``$push``, which keeps
+every row. The price: a batch sent twice stores its nameless rows twice (nothing resends a batch —
+pymongo does not retry writes against a standalone server, and a failed load is retried whole after
+``create_schema`` dropped everything).
 """
 
 from __future__ import annotations
@@ -34,7 +42,8 @@ Update = tuple[dict[str, Any], dict[str, Any]]
 
 
 def hour_updates(shaper: BatchShaper, shaped: ShapedBatch) -> list[Update]:
-    """``(filter, update)`` per (series, hour) document the batch touches, each an upsert.
+    """``(filter, update)`` per (series, hour) document the batch touches, each an upsert:
+    ``$addToSet`` the events (``$push`` for the nameless series, see the module docstring).
 
     Rows are grouped with one sort by (series, hour, time); event dicts are built once per row.
     """
@@ -58,9 +67,11 @@ def hour_updates(shaper: BatchShaper, shaped: ShapedBatch) -> list[Update]:
         row = order[start]
         key = shaped.series_keys[shaped.series[row]]
         identity = {**key, "hour": hour_dates[hour_index[row]]}
+        entity = key[shaper.key]
+        append = "$addToSet" if entity is not None else "$push"
         update = {
-            "$setOnInsert": {"tags": shaper.tags_of(key[shaper.key])},
-            "$addToSet": {"events": {"$each": events[start:end]}},
+            "$setOnInsert": {"tags": shaper.tags_of(entity)},
+            append: {"events": {"$each": events[start:end]}},
         }
         updates.append(({"_id": identity}, update))
     return updates

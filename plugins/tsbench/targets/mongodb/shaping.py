@@ -6,7 +6,9 @@ per cell. Times become naive ``datetime`` objects, which pymongo encodes as BSON
 BSON dates hold milliseconds, so a batch whose times are not whole milliseconds is refused.
 
 A *series* is one entity plus the measurement's extra tags (e.g. ``host_3`` + ``path=/`` +
-``fstype=ext4`` for ``disk``); ``series_keys`` holds its tag values, the entity key first.
+``fstype=ext4`` for ``disk``); ``series_keys`` holds its tag values, the entity key first. In a use
+case with ``nameless_rows`` (iot) a row may lack the entity key: its series key holds ``None`` there
+(one series of all nameless rows), and it has no entity tags. Anywhere else a null tag is refused.
 """
 
 from __future__ import annotations
@@ -26,15 +28,23 @@ from tsbench.workload.usecases import UseCase
 NS_PER_MS = 1_000_000
 
 
-def _codes(column: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
-    """``(code per row, value per code)`` of a tag column (dictionary-encoded or plain strings)."""
+def _codes(column: pa.Array | pa.ChunkedArray, nullable: bool = False) -> tuple[np.ndarray, list[str | None]]:
+    """``(code per row, value per code)`` of a tag column (dictionary-encoded or plain strings).
+
+    A null row gets the code ``len(dictionary)``, whose value is ``None`` — only where ``nullable``;
+    otherwise a null (row or dictionary value) raises TargetError.
+    """
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks()
-    if not pa.types.is_dictionary(column.type):
-        column = column.dictionary_encode()
-    if column.null_count:
+    if not pa.types.is_dictionary(column.type) or column.dictionary.null_count:
+        column = pc.dictionary_encode(column.cast(pa.string()))  # every null a null index
+    if column.null_count and not nullable:
         raise TargetError(f"a tag column has {column.null_count} null values; tags must be set")
-    return column.indices.to_numpy(zero_copy_only=False).astype(np.int64), column.dictionary.to_pylist()
+    values: list[str | None] = column.dictionary.to_pylist()
+    indices = column.indices
+    if indices.null_count:
+        indices, values = indices.fill_null(len(values)), [*values, None]
+    return indices.to_numpy(zero_copy_only=False).astype(np.int64), values
 
 
 def python_values(column: pa.Array) -> list[Any]:
@@ -60,7 +70,7 @@ class ShapedBatch:
     measurement: str
     times_ms: np.ndarray
     series: np.ndarray
-    series_keys: list[dict[str, str]]
+    series_keys: list[dict[str, str | None]]
     columns: dict[str, pa.Array]
 
     @property
@@ -87,8 +97,11 @@ class BatchShaper:
         self.fields = {m.name: m.field_names for m in use_case.measurements}
         self.extra_tags = {m.name: m.extra_tags for m in use_case.measurements}
 
-    def tags_of(self, entity: str) -> dict[str, str]:
-        """The entity's tags other than its name (TargetError for an entity the tags table lacks)."""
+    def tags_of(self, entity: str | None) -> dict[str, str]:
+        """The entity's tags other than its name (TargetError for an entity the tags table lacks);
+        none (``{}``) for ``None``, the entity of nameless rows."""
+        if entity is None:
+            return {}
         try:
             return self.entity_tags[entity]
         except KeyError:
@@ -110,7 +123,8 @@ class BatchShaper:
                 f"(first: {int(time_ns[off_ms[0]])} ns); BSON dates hold milliseconds"
             )
         tag_names = (self.key, *self.extra_tags[measurement])
-        coded = [_codes(batch.column(name)) for name in tag_names]
+        nameless = self.use_case.nameless_rows  # only the entity key (first) may be null
+        coded = [_codes(batch.column(name), i == 0 and nameless) for i, name in enumerate(tag_names)]
         if len(coded) == 1:
             series, (values,) = coded[0][0], [coded[0][1]]
             keys = [{self.key: value} for value in values]

@@ -31,7 +31,8 @@ class MongoHourlyTarget(MongoTarget):
         schema_note=(
             "one collection per measurement; one document per host (+ extra tags) per UTC hour: "
             "_id {hostname, hour}, tags {…}, events [{time, fields…}]; indexes {_id.hostname: 1, "
-            "_id.hour: -1} and {_id.hour: 1}; loaded with upserts ($setOnInsert tags, $addToSet events)"
+            "_id.hour: -1} and {_id.hour: 1}; loaded with upserts ($setOnInsert tags, $addToSet events); "
+            "nameless iot rows: one document per hour with _id.name null, events appended with $push"
         ),
     )
 

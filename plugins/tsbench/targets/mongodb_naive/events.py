@@ -10,8 +10,10 @@ The collection is created with ``timeseries: {timeField: "time", metaField: "tag
 "seconds"}``: MongoDB stores the events of one ``tags`` value (one series) in compressed buckets
 (up to one hour and 1,000 events each at this granularity) and unpacks them for queries. ``tags``
 holds the entity's tags and the measurement's extra tags (e.g. ``path``, ``fstype``). A null field
-(iot) is stored as null. Writes are ``insert_many(ordered=False)``: plain inserts, so a batch sent
-twice is stored twice — ``create_schema`` drops everything first, and a failed load is retried whole.
+(iot) is stored as null; a nameless row (iot, no truck) has ``tags: {name: null}`` — one series of
+all nameless rows, each its own document. Writes are ``insert_many(ordered=False)``: plain inserts,
+so a batch sent twice is stored twice — ``create_schema`` drops everything first, and a failed load
+is retried whole.
 """
 
 from __future__ import annotations

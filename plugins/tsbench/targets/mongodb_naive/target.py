@@ -31,7 +31,8 @@ class MongoNaiveTarget(MongoTarget):
         schema_note=(
             "one time-series collection per measurement (timeField time, metaField tags, granularity "
             "seconds); one document per event: time, tags {hostname, …}, fields; indexes "
-            "{tags.hostname: 1, time: -1} and {time: 1} (plus MongoDB's own {tags: 1, time: 1})"
+            "{tags.hostname: 1, time: -1} and {time: 1} (plus MongoDB's own {tags: 1, time: 1}); "
+            "nameless iot rows: tags {name: null}"
         ),
     )
 

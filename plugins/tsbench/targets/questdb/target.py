@@ -173,6 +173,12 @@ class QuestDBTarget(QuestDBRollups, Target):
             "extra tags as SYMBOL, integer fields LONG, float fields DOUBLE; "
             + ("DEDUP UPSERT KEYS(timestamp, entity, extra tags)" if DEDUP else "no dedup")
         ),
+        stores_bare_rows=False,
+        merges_nameless_instants=DEDUP,
+        row_model_note=(
+            "a nameless iot row without any field is not sent (an ILP line needs a tag or a field)"
+            + ("; nameless rows of one instant are one row (DEDUP)" if DEDUP else "")
+        ),
     )
 
     @staticmethod

@@ -72,7 +72,7 @@ def _batches(
     extra: dict[str, dict[str, np.ndarray]],
 ) -> Iterator[tuple[str, pa.RecordBatch]]:
     use_case = simulator.use_case
-    schemas = {m.name: m.arrow_schema(use_case.entity_key) for m in use_case.measurements}
+    schemas = {m.name: use_case.row_schema(m.name) for m in use_case.measurements}
     for chunk in chunks:
         epochs = spec.start + (chunk.e0 + np.arange(chunk.ne, dtype=np.int64)) * spec.interval
         times = np.repeat(epochs, chunk.nh)
@@ -125,9 +125,10 @@ def _record_batch(
         return flat if index is None else flat[index]
 
     picked_entities = pick(entities)
+    nameless = None if values.nameless is None else pick(values.nameless)
     columns: list[pa.Array] = [
         pa.array(pick(times), schema.field("time").type),
-        pa.DictionaryArray.from_arrays(pa.array(picked_entities), names),
+        pa.DictionaryArray.from_arrays(pa.array(picked_entities, mask=nameless), names),
     ]
     for tag in schema.names[2 : 2 + len(extra)]:
         columns.append(_dictionary_column(extra[tag], picked_entities))

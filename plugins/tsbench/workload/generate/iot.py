@@ -14,8 +14,10 @@ Each truck has fixed tags (fleet, driver, model, device version) and its model f
 
 Imperfections, as in TSBS (which keeps about 90 % of the points): a truck is sometimes offline for a
 burst of epochs (both measurements lost), single points are lost independently per measurement,
-some kept points miss single fields, a few carry no field at all, and some arrive late (``delay`` ≥ 1
-epoch, so out of order). Every draw comes from ``stream(seed, "iot-…")``.
+some kept points miss single fields, a few carry no field at all, some arrive late (``delay`` ≥ 1
+epoch, so out of order), and a few lose their ``name`` tag (``nameless``: TSBS clears one of the five
+truck tags of 1 % of its points, so the name of 0.2 %; such a point belongs to no truck). Every draw
+comes from ``stream(seed, "iot-…")``.
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ EMPTY_SHARE = 0.01  # kept points that carry no field at all
 FIELD_MISSING = 0.005  # chance that one field of a kept point is missing
 LATE_SHARE = 0.03  # points that arrive late
 LATE_MEAN_EPOCHS = 2.5  # mean delay of a late point (≥ 1)
+# TSBS (pkg/data/usecases/iot/batch_config.go): zeroTagChance 0.01 per point, one of the 5 tags
+NAMELESS_SHARE = 0.01 / 5
 
 FIELDS = {m.name: m.field_names for m in IOT_MEASUREMENTS}
 
@@ -105,6 +109,7 @@ class Iot(Simulator):
         self.link_rng = stream(seed, "iot-link")
         self.offline = self.link_rng.random(n) < OFFLINE_SHARE
         self.gap_rngs = {name: stream(seed, f"iot-{name}-gaps") for name in FIELDS}
+        self.nameless_rngs = {name: stream(seed, f"iot-{name}-nameless") for name in FIELDS}
 
     def entity_tags(self) -> dict[str, np.ndarray]:
         return dict(self.tags)
@@ -227,7 +232,8 @@ class Iot(Simulator):
         nulls = {field: empty | (rng.random(shape) < FIELD_MISSING) for field in fields}
         late = rng.random(shape) < LATE_SHARE
         delay = np.where(late, rng.geometric(1.0 / LATE_MEAN_EPOCHS, shape), 0)
-        return MeasurementChunk(fields, nulls, keep, delay)
+        nameless = self.nameless_rngs[name].random(shape) < NAMELESS_SHARE
+        return MeasurementChunk(fields, nulls, keep, delay, nameless)
 
 
 def _bounded_sum(

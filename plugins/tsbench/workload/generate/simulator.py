@@ -19,13 +19,16 @@ class MeasurementChunk:
     ``fields`` maps field name → typed values (int64 or float64, as the schema says).
     ``nulls`` maps field name → True where the value is missing (omitted from the row).
     ``keep`` is False for points that are dropped entirely; ``delay`` (epochs ≥ 0) moves a point
-    later in the stream (out of order, still inside its chunk). Absent means: all kept, no delay.
+    later in the stream (out of order, still inside its chunk). ``nameless`` is True where the
+    point's entity key is missing (only for use cases with ``nameless_rows``). Absent means: all
+    kept, no delay, every point named.
     """
 
     fields: dict[str, np.ndarray]
     nulls: dict[str, np.ndarray] = field(default_factory=dict)
     keep: np.ndarray | None = None
     delay: np.ndarray | None = None
+    nameless: np.ndarray | None = None
 
 
 class Simulator(ABC):

@@ -2,11 +2,12 @@
 
 Both parsers hand over a ``ParsedChunk`` (rows with their series, values with their row and field
 slot, all still text); ``ColumnWriter.assemble`` casts the values to the measurement's field types,
-drops rows without an entity key (counted as skipped), and queues them. A measurement's queued rows
-become one Parquet part of the dataset every ``PART_ROWS`` rows. While writing it keeps the time
-range and a sample of the gaps between an entity's timestamps, from which ``interval`` derives the
-dataset's interval: the smallest positive gap when every observed gap is a multiple of it (regular
-data), else the most common gap (irregular data).
+keeps rows without an entity key with a null key where the use case has such rows (TSBS's nameless
+iot points, counted as ``nameless``) and drops them otherwise (counted as skipped), and queues them.
+A measurement's queued rows become one Parquet part of the dataset every ``PART_ROWS`` rows. While
+writing it keeps the time range and a sample of the gaps between an entity's timestamps, from which
+``interval`` derives the dataset's interval: the smallest positive gap when every observed gap is a
+multiple of it (regular data), else the most common gap (irregular data).
 """
 
 from __future__ import annotations
@@ -155,7 +156,8 @@ class ColumnWriter(ImportState):
         times: np.ndarray,
         columns: list[pa.Array],
     ) -> None:
-        """Queue the measurement's ``rows``; rows without an entity (-1) are counted as skipped."""
+        """Queue the measurement's ``rows``; rows without an entity (-1) are kept (nameless) where the
+        use case has such rows, else dropped and counted as skipped."""
         extras = [
             np.array([s.extras[k] if k < len(s.extras) else -1 for s in chunk.infos], np.int64)[
                 chunk.codes[rows]
@@ -163,7 +165,9 @@ class ColumnWriter(ImportState):
             for k in range(len(m.extra_tags))
         ]
         attributed = entities >= 0
-        if not attributed.all():
+        if self.use_case.nameless_rows:
+            self.nameless += int((~attributed).sum())
+        elif not attributed.all():
             self.skipped += int((~attributed).sum())
             keep = pa.array(attributed)
             entities, times = entities[attributed], times[attributed]
@@ -209,13 +213,14 @@ class ColumnWriter(ImportState):
         m = self.use_case.measurement(name)
         times = np.concatenate(pending.times)
         entities = np.concatenate(pending.entities)
-        self.observe_gaps(times, entities)
+        named = entities >= 0
+        self.observe_gaps(times[named], entities[named])
         present = np.zeros(len(self.entity_names), bool)
-        present[entities] = True
+        present[entities[named]] = True
         used = np.flatnonzero(present)
         remap = np.cumsum(present) - 1
         entity_column = pa.DictionaryArray.from_arrays(
-            pa.array(remap[entities].astype(np.int32)),
+            pa.array(remap[entities].astype(np.int32), mask=None if named.all() else ~named),
             pa.array([self.entity_names[i] for i in used], pa.string()),
         )
         columns: list[pa.Array] = [pa.array(times, pa.timestamp("ns", tz="UTC")), entity_column]
@@ -233,7 +238,7 @@ class ColumnWriter(ImportState):
             )
         for j in range(len(m.fields)):
             columns.append(pa.concat_arrays([f[j] for f in pending.fields]))
-        batch = pa.RecordBatch.from_arrays(columns, schema=m.arrow_schema(self.use_case.entity_key))
+        batch = pa.RecordBatch.from_arrays(columns, schema=self.use_case.row_schema(m.name))
         if self.writer is None:
             self.writer = DatasetWriter(self.final, self.use_case)
         self.writer.write(name, batch)

@@ -125,6 +125,11 @@ def _write_interleaved(streams: list[Iterator[_Block]], sink: Sink, progress: Pr
                 current[i], cursor[i] = next(stream, None), 0
 
 
+def _with_last(prefixes: pa.Array, nameless: str) -> pa.Array:
+    """One prefix per entity, then the prefix of a row without an entity."""
+    return pa.concat_arrays([prefixes.cast(pa.string()), pa.array([nameless], pa.string())])
+
+
 class _Formatter:
     """Turns record batches into TSBS text with vectorised string kernels (no per-row Python)."""
 
@@ -143,17 +148,21 @@ class _Formatter:
                 for c, p in zip(columns.values(), pairs, strict=True)
             ]
             self.prefix = {
-                m.name: pc.binary_join_element_wise(m.name, *pairs, ",", null_handling="skip")
+                m.name: _with_last(
+                    pc.binary_join_element_wise(m.name, *pairs, ",", null_handling="skip"), m.name
+                )
                 for m in use_case.measurements
             }
-        else:
+        else:  # a nameless row: every tag present and empty, as TSBS writes a cleared tag
             common = pc.binary_join_element_wise("tags", *pairs, ",")
-            self.prefix = {m.name: common for m in use_case.measurements}
+            nameless = ",".join(["tags", *(f"{t}=" for t in use_case.entity_tags)])
+            self.prefix = {m.name: _with_last(common, nameless) for m in use_case.measurements}
         self._dictionary: pa.Array | None = None
         self._positions: np.ndarray = np.empty(0, np.int64)
 
     def _entity_rows(self, column: pa.Array) -> np.ndarray:
-        """Row of the tags table for every row of the batch."""
+        """Row of the tags table for every row of the batch; a row without an entity (a nameless
+        iot point) gets the position after the last, where each prefix holds the nameless one."""
         if not pa.types.is_dictionary(column.type):
             column = pc.dictionary_encode(column)
         dictionary = column.dictionary
@@ -163,7 +172,12 @@ class _Formatter:
                 missing = dictionary.filter(pc.is_null(found))[0].as_py()
                 raise TsbsFormatError(f"entity {missing!r} has no row in the dataset's tags table")
             self._dictionary, self._positions = dictionary, found.to_numpy(zero_copy_only=False)
-        return self._positions[column.indices.to_numpy(zero_copy_only=False)]
+        indices = column.indices
+        if not indices.null_count:
+            return self._positions[indices.to_numpy(zero_copy_only=False)]
+        rows = self._positions[indices.fill_null(0).to_numpy(zero_copy_only=False)]
+        rows[indices.is_null().to_numpy(zero_copy_only=False)] = len(self.names)
+        return rows
 
     def format(self, m: Measurement, batch: pa.RecordBatch) -> tuple[pa.StringArray, np.ndarray]:
         """The rows' text (one element per row, newline included) and their timestamps."""

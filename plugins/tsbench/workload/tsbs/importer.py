@@ -16,8 +16,9 @@ Rules while importing:
 - an entity's tags are fixed: a tag whose value changes for the same entity is an error naming the
   line. A tag missing from a line (TSBS's iot data clears a random tag on ~1 % of its points) is not a
   change; the entity's value comes from its other lines (empty if no line has it). Rows that lack the
-  entity key itself (e.g. an iot point whose ``name`` was cleared) cannot be attributed and are
-  skipped; their count is recorded as ``source.skipped_rows`` in the manifest;
+  entity key itself (an iot point whose ``name`` was cleared) are kept with a null key where the use
+  case has such rows (iot; counted as ``source.nameless_rows`` in the manifest) — their other tags
+  are not kept, since tags live once per entity — and skipped elsewhere (``source.skipped_rows``);
 - the interval is the smallest positive gap between consecutive distinct timestamps of one entity
   when every observed gap is a multiple of it (regular data), else the most common gap (irregular
   data); ``end_ns`` is the last timestamp plus the interval.
@@ -40,7 +41,7 @@ from tsbench.workload.usecases import get_use_case
 
 log = logging.getLogger("tsbench")
 
-IMPORTER_VERSION = 1
+IMPORTER_VERSION = 2  # 2: nameless iot rows kept
 
 
 def import_tsbs(
@@ -106,7 +107,12 @@ class _Importer(InfluxParser, TimescaledbParser):
             interval = self.interval()
             tags = self.tags_table()
             manifest = {
-                "source": {**source, "lines": self.lines, "skipped_rows": self.skipped},
+                "source": {
+                    **source,
+                    "lines": self.lines,
+                    "skipped_rows": self.skipped,
+                    "nameless_rows": self.nameless,
+                },
                 "time_range": {
                     "start_ns": self.time_min,
                     "end_ns": self.time_max + interval,

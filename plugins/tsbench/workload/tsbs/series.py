@@ -31,7 +31,7 @@ class SeriesInfo:
     """What a distinct tag set (series) of a chunk resolves to."""
 
     measurement: int  # index into the use case's measurements
-    entity: int  # entity id, -1 when the row has no entity key (skipped)
+    entity: int  # entity id, -1 when the row has no entity key (nameless, or skipped)
     extras: tuple[int, ...]  # interned ids of the measurement's extra tag values
     tag_fields: tuple[float | None, ...] = ()  # timescaledb iot: fields carried on the tags line
 
@@ -58,6 +58,7 @@ class ImportState:
         self.extra_values: dict[tuple[str, str], list[str]] = {}
         self.series_cache: dict[Any, SeriesInfo] = {}
         self.skipped = 0
+        self.nameless = 0  # rows kept without an entity key (use cases with nameless rows)
         self.lines = 0
 
     def fail(self, line: int, message: str, text: str | None = None) -> TsbsFormatError:
