@@ -120,8 +120,8 @@ class TargetPhases:
         server = self.runtime.provision(self.target_type, self.instance)
         with self.connect() as target:
             facts = {"version": target.version(), "settings": target.settings()}
+            declared = target.capabilities  # the instance's: a flavour may differ (InfluxDB 2)
         where = server.facts()
-        declared = self.target_type.capabilities
         return self.write(
             "provision",
             records.Provision(

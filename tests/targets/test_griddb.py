@@ -1,12 +1,13 @@
-"""GridDB target without a GridDB server (none is obtainable on our machines; see its README).
+"""GridDB target, mostly without a GridDB server (the other server tests are in tests/integration).
 
 What is real here: (a) the multi-put payload, built by the target's own code from generated
 datasets and turned into GridDB rows by the official Java client in a real JVM, holds exactly each
 container's rows; (b) the TQL of every query type, as golden texts; (c) the client-side combine
 step, fed with what each TQL of a plan returns — computed independently with DuckDB from the
 dataset's Parquet files for the plan's simple TQL forms — agrees with the oracle for every query type;
-(d) the real client (JPype + gridstore.jar) fails with a clear TargetError against a closed port.
-What is not: TQL execution by a GridDB server (Docker/cloud runs only).
+(d) the real client (JPype + gridstore.jar) fails with a clear TargetError against a closed port;
+(e) against the built server (the local runtime), nameless iot rows are all stored, in the nameless
+collections, and counted.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import socket
 import subprocess
 import tarfile
 import time
-from collections.abc import Sequence
+import uuid
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -28,7 +30,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
+from integration.builds import wait_for_build
 
+from tsbench.runtimes.local import LocalRuntime
 from tsbench.spec import DatasetSpec
 from tsbench.targets.base import Endpoint, TargetError
 from tsbench.targets.griddb import client, combine, dialect
@@ -91,20 +95,28 @@ def _payload_rows(payload: Payload) -> dict[str, pa.Table]:
     return tables
 
 
-def _expected_rows(dataset: Dataset, measurement: str, batch: pa.RecordBatch) -> dict[str, pa.Table]:
-    """The batch's rows per container, in batch order, as GridDB keeps them (time in ms)."""
+def _expected_rows(
+    dataset: Dataset, measurement: str, batch: pa.RecordBatch | pa.Table
+) -> dict[str, pa.Table]:
+    """The batch's rows per container, in batch order, as GridDB keeps them (time in ms); the rows
+    without an entity in ``<measurement>_nameless``."""
     key = dataset.use_case.entity_key
     item = layout(dataset.use_case.measurement(measurement))
-    table = pa.Table.from_batches([batch])
+    table = batch if isinstance(batch, pa.Table) else pa.Table.from_batches([batch])
     entities = pc.cast(table.column(key), pa.string())
+    selections = {
+        f"{measurement}_{e}": pc.equal(entities, e) for e in sorted(set(entities.to_pylist()) - {None})
+    }
+    if entities.null_count:
+        selections[f"{measurement}_nameless"] = pc.is_null(entities)
     expected = {}
-    for entity in sorted(set(entities.to_pylist())):
-        rows = table.filter(pc.equal(entities, entity))
+    for container, selection in selections.items():
+        rows = table.filter(selection)
         columns: dict[str, Any] = {TIME: pc.divide(pc.cast(rows.column("time"), pa.int64()), 1_000_000)}
         for column in item.columns:
             values = rows.column(column.name)
             columns[column.name] = pc.cast(values, pa.string()) if column.kind == "STRING" else values
-        expected[f"{measurement}_{entity}"] = pa.table(columns)
+        expected[container] = pa.table(columns)
     return expected
 
 
@@ -115,31 +127,39 @@ def _same(actual: pa.Table, expected: pa.Table) -> bool:
 @pytest.mark.parametrize("name", ["devops", "iot"])
 def test_payload_holds_exactly_each_containers_rows(name: str, request: pytest.FixtureRequest) -> None:
     dataset: Dataset = request.getfixturevalue(name)
-    checked = 0
+    checked = nameless = 0
     for measurement in dataset.measurements:
         item = layout(dataset.use_case.measurement(measurement))
         for batch in dataset.iter_batches(measurement, 700):
-            payload = shape(item, dataset.use_case.entity_key, batch)
+            payloads = shape(item, dataset.use_case.entity_key, batch)
             expected = _expected_rows(dataset, measurement, batch)
-            actual = _payload_rows(payload)
-            assert list(actual) == sorted(actual) and set(actual) == set(expected)
+            keyed, *rest = payloads
+            assert keyed.keyed and keyed.containers == sorted(keyed.containers)
+            assert [(p.keyed, p.containers, p.entities) for p in rest] in (
+                [],
+                [(False, [f"{measurement}_nameless"], [None])],
+            )
+            actual = {name: rows for p in payloads for name, rows in _payload_rows(p).items()}
+            assert set(actual) == set(expected)
             for container, rows in expected.items():
                 assert _same(actual[container], rows), container
-            assert payload.rows == batch.num_rows
+            assert sum(p.rows for p in payloads) == batch.num_rows
             checked += batch.num_rows
+            nameless += sum(p.rows for p in rest)
     assert checked == sum(dataset.rows.values())
-    if name == "iot":  # the nulls really were exercised
+    if name == "iot":  # the nulls and the nameless rows really were exercised
         assert any(
             dataset.read(m).column("fuel_state" if m == "diagnostics" else "longitude").null_count
             for m in dataset.measurements
         )
+        assert nameless == sum(dataset.read(m).column("name").null_count for m in dataset.measurements) > 0
 
 
 def test_payload_refuses_a_time_that_is_not_a_whole_millisecond(devops: Dataset) -> None:
     batch = next(devops.iter_batches("cpu", 50))
     times = pc.add(pc.cast(batch.column("time"), pa.int64()), 1_500)
     shifted = batch.set_column(0, "time", pc.cast(times, batch.schema.field("time").type))
-    shape(CPU_LAYOUT, "hostname", batch)  # whole seconds pass
+    assert [p.rows for p in shape(CPU_LAYOUT, "hostname", batch)] == [50]  # whole seconds pass
     with pytest.raises(TargetError, match="millisecond"):
         shape(CPU_LAYOUT, "hostname", shifted)
 
@@ -194,21 +214,26 @@ def test_java_rows_built_from_the_payload_are_the_datasets_rows(
     containers = 0
     for measurement in dataset.measurements:
         item = layout(dataset.use_case.measurement(measurement))
-        schema = store.schema(item)
+        schema, nameless = store.schema(item), store.schema(item, keyed=False)
         assert schema.getType().toString() == "TIME_SERIES" and schema.isRowKeyAssigned()
-        assert [str(schema.getColumnInfo(i).getName()) for i in range(schema.getColumnCount())] == [
-            TIME,
-            *item.names,
-        ]
+        assert nameless.getType().toString() == "COLLECTION" and not nameless.isRowKeyAssigned()
+        for info in (schema, nameless):
+            assert [str(info.getColumnInfo(i).getName()) for i in range(info.getColumnCount())] == [
+                TIME,
+                *item.names,
+            ]
         for batch in dataset.iter_batches(measurement, 1_000):
-            payload = shape(item, dataset.use_case.entity_key, batch)
-            rows = store.rows(payload)  # Map<container, List<Row>> for GridStore.multiPut
             expected = _expected_rows(dataset, measurement, batch)
-            assert sorted(str(k) for k in rows.keySet()) == sorted(expected)
-            for entry in rows.entrySet():
-                back = client.columns_table(java.Bulk.columns(schema, entry.getValue()))
-                assert _same(back, expected[str(entry.getKey())]), str(entry.getKey())
-                containers += 1
+            seen = []
+            for payload in shape(item, dataset.use_case.entity_key, batch):
+                rows = store.rows(payload)  # Map<container, List<Row>> for GridStore.multiPut
+                seen += [str(k) for k in rows.keySet()]
+                for entry in rows.entrySet():
+                    assert entry.getValue().get(0).getSchema().isRowKeyAssigned() == payload.keyed
+                    back = client.columns_table(java.Bulk.columns(schema, entry.getValue()))
+                    assert _same(back, expected[str(entry.getKey())]), str(entry.getKey())
+                    containers += 1
+            assert sorted(seen) == sorted(expected)
     assert containers >= len(dataset.measurements) * dataset.scale
 
 
@@ -520,7 +545,7 @@ def test_step_results_from_the_java_columns_feed_the_combine_step(small_dataset:
     """The client's Columns → Arrow conversion gives tables the combine step reads like DuckDB's."""
     store = _offline_store(java)
     batch = next(small_dataset.iter_batches("cpu", 2_000))
-    payload = shape(CPU_LAYOUT, "hostname", batch)
+    [payload] = shape(CPU_LAYOUT, "hostname", batch)
     rows = store.rows(payload)
     container = payload.containers[0]
     table = client.columns_table(java.Bulk.columns(store.schema(CPU_LAYOUT), rows.get(container)))
@@ -539,7 +564,7 @@ def test_fetched_columns_are_split_into_one_result_per_query(small_dataset: Data
     order, per-query counts, aggregates, missing containers."""
     jp = java.jpype
     store = _offline_store(java)
-    payload = shape(CPU_LAYOUT, "hostname", next(small_dataset.iter_batches("cpu", 60)))
+    [payload] = shape(CPU_LAYOUT, "hostname", next(small_dataset.iter_batches("cpu", 60)))
     rows = store.rows(payload)
     first, second = (rows.get(payload.containers[i]) for i in (0, 1))
     both = jp.JClass("java.util.ArrayList")(first)
@@ -657,3 +682,103 @@ def test_tags_collection_rows_are_the_datasets_tags(small_dataset: Dataset, java
     rows = store.string_rows(schema, values)
     read = [[str(row.getString(k)) for k in range(len(columns))] for row in rows]
     assert read == [list(row) for row in zip(*values, strict=True)] and len(read) == small_dataset.scale
+
+
+# -- (e) nameless rows on the built server -------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def iot_nameless(dataset_cache: Path) -> Dataset:
+    """10 trucks × 6 h: nameless rows in both measurements, two of them at one instant."""
+    spec = DatasetSpec.parse(use_case="iot", scale=10, end="2016-01-01T06:00:00Z")
+    return ensure_dataset(spec, dataset_cache)[0]
+
+
+def _load(target: GridDBTarget, dataset: Dataset) -> None:
+    """A fresh schema, then every batch (named and nameless rows mixed) through one writer."""
+    target.create_schema()
+    writer = target.writer()
+    try:
+        for measurement in dataset.measurements:
+            for batch in dataset.iter_batches(measurement, 2_000):
+                assert writer.write(measurement, batch) == batch.num_rows
+    finally:
+        writer.close()
+
+
+@pytest.fixture(scope="module")
+def griddb_iot(iot_nameless: Dataset, java: Any) -> Iterator[GridDBTarget]:
+    """The built gsserver, started by the local runtime, with ``iot_nameless`` loaded."""
+    wait_for_build("TSBENCH_GRIDDB_BUILD_STATUS", "GridDB 5.9.0 (targets/griddb/build.sh)")
+    root = Path("/var/tmp/tsbench-tests") / uuid.uuid4().hex[:8]
+    root.mkdir(parents=True)
+    runtime, instance = LocalRuntime(root), f"griddb-{uuid.uuid4().hex[:6]}"
+    try:
+        server = runtime.provision(GridDBTarget, instance)
+        target = GridDBTarget(server.endpoint(), iot_nameless.use_case, iot_nameless.tags())
+        try:
+            _load(target, iot_nameless)
+            yield target
+        finally:
+            target.close()
+    finally:
+        runtime.teardown(instance)
+        root.rmdir()  # empty once the instance is torn down
+
+
+def _sorted_rows(table: pa.Table, names: Sequence[str]) -> list[tuple[Any, ...]]:
+    return sorted(zip(*(table.column(n).to_pylist() for n in names), strict=True), key=repr)
+
+
+def _dataset_nameless(dataset: Dataset, measurement: str) -> list[tuple[Any, ...]]:
+    """The dataset's rows without an entity as GridDB keeps them: (time in ms, *columns), sorted."""
+    expected = _expected_rows(dataset, measurement, dataset.read(measurement))
+    nameless = expected.get(f"{measurement}_nameless", pa.table({TIME: pa.array([], pa.int64())}))
+    return _sorted_rows(nameless, nameless.column_names)
+
+
+def _stored_nameless(target: GridDBTarget, measurement: str) -> list[tuple[Any, ...]]:
+    """Every row of the measurement's nameless collection, read back from the server, sorted."""
+    store = target.connect()
+    try:
+        [result] = store.fetch([f"{measurement}_nameless"], ["SELECT *"])
+    finally:
+        store.close()
+    assert result.table is not None, f"{measurement}_nameless is missing"
+    if not result.table.num_rows:  # an empty result has no columns but the time
+        return []
+    return _sorted_rows(result.table, [TIME, *target.layouts[measurement].names])
+
+
+@pytest.mark.integration
+def test_nameless_rows_are_all_stored_in_the_nameless_collections(
+    griddb_iot: GridDBTarget, iot_nameless: Dataset
+) -> None:
+    shared_instants = 0
+    for measurement, rows in iot_nameless.rows.items():
+        expected = _dataset_nameless(iot_nameless, measurement)
+        assert len(expected) == iot_nameless.read(measurement).column("name").null_count > 0
+        assert griddb_iot.row_count(measurement) == rows, measurement
+        stored = _stored_nameless(griddb_iot, measurement)
+        assert len(stored) == len(expected) and stored == expected, measurement
+        shared_instants += len(expected) - len({row[0] for row in expected})
+    assert shared_instants > 0  # a TIME_SERIES container (time = row key) would keep one of each
+
+
+@pytest.mark.integration
+def test_the_nameless_collections_are_recreated_empty_and_reloaded_once(
+    griddb_iot: GridDBTarget, iot_nameless: Dataset
+) -> None:
+    griddb_iot.create_schema()
+    store = griddb_iot.connect()
+    try:
+        names = {name.lower() for name in store.container_names()}
+    finally:
+        store.close()
+    assert {f"{m}_nameless" for m in iot_nameless.measurements} <= names
+    assert all(not _stored_nameless(griddb_iot, m) for m in iot_nameless.measurements)
+    assert not any(griddb_iot.row_count(m) for m in iot_nameless.measurements)
+    _load(griddb_iot, iot_nameless)
+    for measurement, rows in iot_nameless.rows.items():
+        assert griddb_iot.row_count(measurement) == rows, measurement
+        assert _stored_nameless(griddb_iot, measurement) == _dataset_nameless(iot_nameless, measurement)

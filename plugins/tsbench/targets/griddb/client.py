@@ -214,23 +214,28 @@ class Store:
 
     # -- schema ------------------------------------------------------------------------------------
 
-    def schema(self, layout: Layout) -> Any:
-        """The Java ContainerInfo of ``layout``'s TIME_SERIES containers (cached)."""
-        if layout.measurement not in self._schemas:
+    def schema(self, layout: Layout, keyed: bool = True) -> Any:
+        """The Java ContainerInfo of ``layout``'s TIME_SERIES containers (row key ``time``), or with
+        ``keyed`` False of its nameless COLLECTION (the same columns, no row key); cached."""
+        if (layout.measurement, keyed) not in self._schemas:
             j = self.j
             columns = j.ArrayList()
             key = j.ColumnBuilder().setName(TIME).setType(j.GSType.TIMESTAMP).setNullable(False).toInfo()
             columns.add(key)
             for column in layout.columns:
                 columns.add(_column_info(j, column))
-            info = j.ContainerInfo(layout.measurement, j.ContainerType.TIME_SERIES, columns, True)
-            self._schemas[layout.measurement] = info
-        return self._schemas[layout.measurement]
+            kind = j.ContainerType.TIME_SERIES if keyed else j.ContainerType.COLLECTION
+            self._schemas[layout.measurement, keyed] = j.ContainerInfo(
+                layout.measurement, kind, columns, keyed
+            )
+        return self._schemas[layout.measurement, keyed]
 
-    def put_timeseries(self, name: str, layout: Layout) -> None:
-        info = self.j.ContainerInfo(self.schema(layout))
+    def put_measurement(self, name: str, layout: Layout, keyed: bool = True) -> None:
+        """Create a container of ``layout``: TIME_SERIES, or with ``keyed`` False a COLLECTION
+        without a row key (a measurement's rows without an entity)."""
+        info = self.j.ContainerInfo(self.schema(layout, keyed))
         info.setName(name)
-        with translated(f"creating TIME_SERIES container {name}"):
+        with translated(f"creating {info.getType()} container {name}"):
             self.store.putContainer(name, info, False).close()
 
     def collection_schema(self, name: str, columns: Sequence[Column]) -> Any:
@@ -284,7 +289,7 @@ class Store:
         with translated(f"building {payload.rows} {payload.layout.measurement} rows"):
             return j.Bulk.rows(
                 self.store,
-                self.schema(payload.layout),
+                self.schema(payload.layout, payload.keyed),
                 jp.JArray(jp.JString)(payload.containers),
                 jp.JArray(jp.JInt)(payload.offsets.astype(np.int32, copy=False)),
                 jp.JArray(jp.JLong)(payload.millis.astype(np.int64, copy=False)),
@@ -293,13 +298,18 @@ class Store:
                 jp.JArray(jp.JBoolean, 2)(nulls),
             )
 
-    def multi_put(self, payload: Payload) -> int:
-        """Write a payload with one ``GridStore.multiPut``; rows accepted."""
-        rows = self.rows(payload)
-        where = f"{len(payload.containers)} {payload.layout.measurement} containers"
-        with translated(f"multi-put of {payload.rows} rows into {where}"):
-            self.store.multiPut(rows)
-        return payload.rows
+    def multi_put(self, payloads: Sequence[Payload]) -> int:
+        """Write the payloads of one batch (``shape``) with one ``GridStore.multiPut``; rows accepted."""
+        if not payloads:
+            return 0
+        batch = self.rows(payloads[0])  # a LinkedHashMap: containers in payload order
+        for payload in payloads[1:]:
+            batch.putAll(self.rows(payload))
+        rows = sum(payload.rows for payload in payloads)
+        where = f"{batch.size()} {payloads[0].layout.measurement} containers"
+        with translated(f"multi-put of {rows} rows into {where}"):
+            self.store.multiPut(batch)
+        return rows
 
     def string_rows(self, schema: Any, columns: Sequence[Sequence[str]]) -> Any:
         """Java rows of an all-STRING container: ``columns[k][r]`` is column k of row r."""

@@ -7,6 +7,9 @@
 * One COLLECTION ``tsbench_tags`` for the entity tags: row key = the entity name (``hostname`` /
   ``name``), one STRING column per entity tag. Queries never need it (the entity of a row is its
   container); it keeps the dataset's tags in the database, as TSBS's GridDB schema did.
+* Use cases with ``nameless_rows`` (iot): one COLLECTION ``<measurement>_nameless`` per measurement,
+  without a row key, for the rows that have no entity (their instants need not be unique); the same
+  columns as the TIME_SERIES containers, ``time`` included. An entity named ``nameless`` is refused.
 
 GridDB compares container names without regard to ASCII case, so entity names differing only in case
 cannot coexist; names use ASCII letters, digits, ``_``, ``-`` and ``.`` only (checked up front).
@@ -24,6 +27,7 @@ from tsbench.workload.usecases import FLOAT, INT, Measurement, UseCase
 
 TIME = "time"  # the row key column of every measurement container
 TAGS_CONTAINER = "tsbench_tags"
+NAMELESS = "nameless"  # the suffix of the collection holding a measurement's rows without an entity
 MILLIS_PER_NS = 1_000_000  # ns per GridDB TIMESTAMP unit (millisecond precision)
 
 LONG = "LONG"
@@ -80,6 +84,11 @@ def container_name(measurement: str, entity: str) -> str:
     return f"{measurement}_{entity}"
 
 
+def nameless_container(measurement: str) -> str:
+    """The COLLECTION holding ``measurement``'s rows that have no entity (no row key)."""
+    return container_name(measurement, NAMELESS)
+
+
 def check_names(use_case: UseCase, entities: Iterable[str]) -> list[str]:
     """The entity names as a list; ValueError naming the first entity GridDB could not keep apart."""
     names = list(entities)
@@ -91,6 +100,11 @@ def check_names(use_case: UseCase, entities: Iterable[str]) -> list[str]:
                 "(use ASCII letters, digits, '_', '-', '.')"
             )
         folded = entity.lower()
+        if use_case.nameless_rows and folded == NAMELESS:
+            raise ValueError(
+                f"griddb: entity {entity!r} would share its containers' names with the collections "
+                "of the rows without an entity (<measurement>_nameless)"
+            )
         if folded in seen and seen[folded] != entity:
             raise ValueError(
                 f"griddb: entities {seen[folded]!r} and {entity!r} differ only in case; GridDB "

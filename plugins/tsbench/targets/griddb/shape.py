@@ -3,7 +3,8 @@
 A batch holds rows of many entities (TSBS order: by epoch, then entity). The payload groups them by
 container with one stable sort of the entity codes, so each container gets its rows in batch order;
 ``Bulk.rows`` (Java) then builds the GridDB rows from these arrays and ``GridStore.multiPut`` sends
-them all in as few requests as the client can.
+them all in as few requests as the client can. Rows without an entity (nameless iot points) form a
+second payload for the measurement's nameless COLLECTION (``layout.nameless_container``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from tsbench.targets.base import TargetError
-from tsbench.targets.griddb.layout import LONG, MILLIS_PER_NS, STRING, TIME, Layout, container_name
+from tsbench.targets.griddb.layout import (
+    LONG,
+    MILLIS_PER_NS,
+    STRING,
+    TIME,
+    Layout,
+    container_name,
+    nameless_container,
+)
 
 
 @dataclass
@@ -28,19 +37,22 @@ class StringColumn:
 
 @dataclass
 class Payload:
-    """One multi-put: rows ``offsets[i]:offsets[i + 1]`` go to ``containers[i]`` (entity ``entities[i]``).
+    """Rows of one multi-put: rows ``offsets[i]:offsets[i + 1]`` go to ``containers[i]`` (entity
+    ``entities[i]``; None: the measurement's rows without an entity, in its nameless COLLECTION).
 
-    ``millis`` are the row keys (ms since the epoch); ``values`` follow ``layout.columns``: int64 or
-    float64 arrays (0 where null) or ``StringColumn``; ``nulls`` is None or a bool mask per column.
+    ``millis`` are the times (ms since the epoch: the row keys when ``keyed``, i.e. TIME_SERIES
+    containers); ``values`` follow ``layout.columns``: int64 or float64 arrays (0 where null) or
+    ``StringColumn``; ``nulls`` is None or a bool mask per column.
     """
 
     layout: Layout
     containers: list[str]
-    entities: list[str]
+    entities: list[str | None]
     offsets: np.ndarray  # int32, len(containers) + 1
     millis: np.ndarray  # int64
     values: list[np.ndarray | StringColumn]
     nulls: list[np.ndarray | None]
+    keyed: bool = True  # False: the nameless COLLECTION (no row key)
 
     @property
     def rows(self) -> int:
@@ -78,36 +90,71 @@ def _numbers(column: pa.Array, kind: str) -> tuple[np.ndarray, np.ndarray | None
     return column.to_numpy(zero_copy_only=False).astype(dtype, copy=False), nulls
 
 
-def shape(layout: Layout, entity_key: str, batch: pa.RecordBatch) -> Payload:
-    """Group ``batch`` (a measurement's Arrow schema) into one payload per container."""
-    entity_codes, entity_names = _codes(batch.column(entity_key))
-    if (entity_codes < 0).any():
-        raise TargetError(f"griddb: a {layout.measurement} row has no {entity_key}")
-    order = np.argsort(entity_codes, kind="stable")
-    sorted_codes = entity_codes[order]
-    present, starts = np.unique(sorted_codes, return_index=True)
-    offsets = np.append(starts, sorted_codes.size).astype(np.int32)
-    entities = [entity_names[code] for code in present]
-    millis = _millis(batch.column(TIME))[order]
-    values: list[np.ndarray | StringColumn] = []
-    nulls: list[np.ndarray | None] = []
+Values = np.ndarray | StringColumn
+
+
+def _columns(layout: Layout, batch: pa.RecordBatch) -> list[tuple[Values, np.ndarray | None]]:
+    """Every non-key column of ``layout`` as (values, null mask or None), in batch order."""
+    columns: list[tuple[Values, np.ndarray | None]] = []
     for column in layout.columns:
         data = batch.column(column.name)
         if column.kind == STRING:
             codes, dictionary = _codes(data)
             null = codes < 0
-            values.append(StringColumn(dictionary, np.maximum(codes, 0)[order]))
-            nulls.append(null[order] if null.any() else None)
+            columns.append((StringColumn(dictionary, np.maximum(codes, 0)), null if null.any() else None))
         else:
-            numbers, null = _numbers(data, column.kind)
-            values.append(numbers[order])
-            nulls.append(None if null is None else null[order])
+            columns.append(_numbers(data, column.kind))
+    return columns
+
+
+def _take(values: Values, rows: np.ndarray) -> Values:
+    if isinstance(values, StringColumn):
+        return StringColumn(values.dictionary, values.codes[rows])
+    return values[rows]
+
+
+def _payload(
+    layout: Layout,
+    entities: list[str | None],
+    offsets: np.ndarray,
+    rows: np.ndarray,
+    millis: np.ndarray,
+    columns: list[tuple[Values, np.ndarray | None]],
+) -> Payload:
+    """The payload of the batch rows ``rows`` (in that order) for ``entities``' containers."""
     return Payload(
         layout=layout,
-        containers=[container_name(layout.measurement, entity) for entity in entities],
+        containers=[
+            nameless_container(layout.measurement)
+            if entity is None
+            else container_name(layout.measurement, entity)
+            for entity in entities
+        ],
         entities=entities,
-        offsets=offsets,
-        millis=millis,
-        values=values,
-        nulls=nulls,
+        offsets=offsets.astype(np.int32),
+        millis=millis[rows],
+        values=[_take(values, rows) for values, _ in columns],
+        nulls=[None if null is None else null[rows] for _, null in columns],
+        keyed=entities[0] is not None,
     )
+
+
+def shape(layout: Layout, entity_key: str, batch: pa.RecordBatch) -> list[Payload]:
+    """``batch`` (a measurement's Arrow schema) as multi-put payloads, each container's rows in batch
+    order: first one over the entities' TIME_SERIES containers (if any row has an entity), then one
+    for the measurement's nameless COLLECTION (if any row has none); none for an empty batch."""
+    entity_codes, entity_names = _codes(batch.column(entity_key))
+    order = np.argsort(entity_codes, kind="stable")  # the nameless rows (code -1) first
+    sorted_codes = entity_codes[order]
+    nameless = int(np.searchsorted(sorted_codes, 0))
+    millis = _millis(batch.column(TIME))
+    columns = _columns(layout, batch)
+    payloads = []
+    if nameless < sorted_codes.size:
+        present, starts = np.unique(sorted_codes[nameless:], return_index=True)
+        offsets = np.append(starts, sorted_codes.size - nameless)
+        entities: list[str | None] = [entity_names[code] for code in present]
+        payloads.append(_payload(layout, entities, offsets, order[nameless:], millis, columns))
+    if nameless:
+        payloads.append(_payload(layout, [None], np.array([0, nameless]), order[:nameless], millis, columns))
+    return payloads

@@ -1,7 +1,8 @@
 """GridDB target: key-container model, multi-put from Arrow batches, TQL plans with a client-side combine.
 
 Schema (``layout.py``): one TIME_SERIES container per entity per measurement (``cpu_host_0``), row
-key ``time`` (TIMESTAMP, ms); entity tags in the COLLECTION ``tsbench_tags``. Load (``shape.py``,
+key ``time`` (TIMESTAMP, ms); entity tags in the COLLECTION ``tsbench_tags``; rows without an entity
+(nameless iot points) in one COLLECTION ``<measurement>_nameless`` without a row key. Load (``shape.py``,
 ``client.py``): an Arrow batch is grouped by container with one stable sort, crosses into the JVM as a
 few primitive arrays, becomes GridDB rows in Java (``Bulk.rows``) and goes out with one
 ``GridStore.multiPut``, which commits before it returns. Queries (``dialect.py``, ``combine.py``):
@@ -26,6 +27,7 @@ from tsbench.targets.griddb.layout import (
     check_names,
     container_name,
     layout,
+    nameless_container,
     tags_layout,
 )
 from tsbench.targets.griddb.server import GridDBServer, tuning_sections
@@ -92,7 +94,8 @@ class GridDBTarget(Target):
         schema_note=(
             "key-container model: one TIME_SERIES container per entity per measurement "
             "(<measurement>_<entity>), row key time (TIMESTAMP, ms), extra tags STRING, integer fields "
-            "LONG, float fields DOUBLE; entity tags in COLLECTION tsbench_tags"
+            "LONG, float fields DOUBLE; entity tags in COLLECTION tsbench_tags; rows without an entity "
+            "(nameless iot points) in COLLECTION <measurement>_nameless (same columns, no row key)"
         ),
     )
 
@@ -124,9 +127,15 @@ class GridDBTarget(Target):
 
     # -- connections -------------------------------------------------------------------------------
 
+    def measurement_containers(self, measurement: str) -> list[str]:
+        """Every container holding ``measurement``'s rows: one per entity, then the nameless
+        collection when the use case has ``nameless_rows``."""
+        names = [container_name(measurement, entity) for entity in self.entities]
+        return [*names, nameless_container(measurement)] if self.use_case.nameless_rows else names
+
     @property
     def container_count(self) -> int:
-        return len(self.entities) * len(self.layouts) + 1
+        return sum(len(self.measurement_containers(m)) for m in self.layouts) + 1
 
     def connect(self) -> Store:
         return Store(Connection.of(self.endpoint), container_cache=max(1_000, self.container_count))
@@ -149,8 +158,9 @@ class GridDBTarget(Target):
 
     def create_schema(self) -> None:
         """Drop every container a previous attempt left (anything named ``<measurement>_…`` or
-        ``tsbench_tags``), then create the tags collection with its rows and one empty TIME_SERIES
-        container per entity per measurement."""
+        ``tsbench_tags``), then create the tags collection with its rows, one empty TIME_SERIES
+        container per entity per measurement and, when the use case has ``nameless_rows``, one
+        empty nameless COLLECTION (no row key) per measurement."""
         with self._lock:
             store = self._admin()
             for name in store.container_names():
@@ -163,7 +173,9 @@ class GridDBTarget(Target):
                 store.put_strings(TAGS_CONTAINER, schema, values)
             for measurement, item in self.layouts.items():
                 for entity in self.entities:
-                    store.put_timeseries(container_name(measurement, entity), item)
+                    store.put_measurement(container_name(measurement, entity), item)
+                if self.use_case.nameless_rows:
+                    store.put_measurement(nameless_container(measurement), item, keyed=False)
 
     def writer(self) -> GridDBWriter:
         return GridDBWriter(self.connect(), self.layouts, self.use_case.entity_key)
@@ -173,8 +185,9 @@ class GridDBTarget(Target):
         transaction log reaches the disk within ``logWriteMode`` = 1 s (``durable`` is False)."""
 
     def row_count(self, measurement: str) -> int:
+        """Rows of every container of ``measurement``, the nameless collection included."""
         self.use_case.measurement(measurement)  # KeyError for a measurement the use case lacks
-        names = [container_name(measurement, entity) for entity in self.entities]
+        names = self.measurement_containers(measurement)
         with self._lock:
             results = self._admin().fetch(names, ["SELECT COUNT(*)"] * len(names))
         return sum(result.long or 0 for result in results)
