@@ -6,6 +6,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from tsbench.workload.usecases import per_row
+
 
 def metric_count(batch: pa.RecordBatch, first_field: int) -> int:
     """Non-null field values in ``batch`` (fields are the columns from ``first_field`` on)."""
@@ -18,10 +20,5 @@ def entity_ids(batch: pa.RecordBatch, key: str, names: pa.Array) -> np.ndarray:
     column = batch.column(key)
     if isinstance(column.type, pa.DictionaryType):
         per_entry = pc.index_in(column.dictionary, value_set=names).to_numpy(zero_copy_only=False)
-        indices = column.indices
-        if not indices.null_count:
-            return per_entry[indices.to_numpy(zero_copy_only=False)]
-        ids = per_entry[indices.fill_null(0).to_numpy(zero_copy_only=False)]
-        ids[indices.is_null().to_numpy(zero_copy_only=False)] = 0
-        return ids
+        return per_row(per_entry, column.indices, 0)
     return pc.index_in(column, value_set=names).fill_null(0).to_numpy(zero_copy_only=False)

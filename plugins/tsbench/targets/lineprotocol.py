@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from tsbench.targets.base import Payload, TargetError
-from tsbench.workload.usecases import Measurement, UseCase
+from tsbench.workload.usecases import Measurement, UseCase, per_row
 
 FORBIDDEN = r"[ ,=\"\\\n\r]"  # characters that would need escaping in a tag key, tag value or name
 MAX_LINES_PER_REQUEST = 100_000  # bigger batches are sent in several requests (bounded memory)
@@ -147,10 +147,8 @@ class LineBuilder:
             cached = (dictionary, found.to_numpy(zero_copy_only=False))
             self._cache = cached
         indices = column.indices
-        if not indices.null_count:
-            return pa.array(cached[1][indices.to_numpy(zero_copy_only=False)])
-        nameless = indices.is_null().to_numpy(zero_copy_only=False)
-        return pa.array(cached[1][indices.fill_null(0).to_numpy(zero_copy_only=False)], mask=nameless)
+        nameless = indices.is_null().to_numpy(zero_copy_only=False) if indices.null_count else None
+        return pa.array(per_row(cached[1], indices, 0), mask=nameless)
 
     def lines(self, m: Measurement, batch: pa.RecordBatch) -> pa.Array:
         """One string per representable row (see ``fieldless_lines``), each ending in a newline."""

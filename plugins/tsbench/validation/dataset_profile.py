@@ -21,7 +21,7 @@ import duckdb
 import pandas as pd
 
 from tsbench.workload.dataset import Dataset
-from tsbench.workload.scan import bounded_connection, sql_literal
+from tsbench.workload.scan import bounded_connection, sql_ident, sql_literal
 
 DUPLICATE_EXAMPLES = 100
 
@@ -41,10 +41,6 @@ class MeasurementProfile:
     @property
     def rows(self) -> int:
         return int(self.files["rows"].sum()) if len(self.files) else 0
-
-
-def _ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def connect(memory_limit: str | None = None, temp_dir: str | None = None) -> duckdb.DuckDBPyConnection:
@@ -88,7 +84,7 @@ def _file_aggregates(
     """Scan 1: per file (path relative to the dataset) rows and per column min, max, nulls, out."""
     select = ["filename AS file", "count(*) AS rows"]
     for i, column in enumerate(columns):
-        q = _ident(column)
+        q = sql_ident(column)
         value = f"epoch_ns({q})" if column == "time" else q
         select.append(f"CASE WHEN count({q}) = count(*) THEN min({value}) END AS min_{i}")
         select.append(f"CASE WHEN count({q}) = count(*) THEN max({value}) END AS max_{i}")
@@ -122,8 +118,8 @@ def _duplicated_keys(
     rows with those hashes by the real key (so a hash collision is never mistaken for a duplicate).
     Rows without an entity (nameless iot points) belong to no entity and have no key to repeat.
     """
-    key = f'hash({_ident(entity)}, epoch_ns("time"))'
-    named = f"{_ident(entity)} IS NOT NULL"
+    key = f'hash({sql_ident(entity)}, epoch_ns("time"))'
+    named = f"{sql_ident(entity)} IS NOT NULL"
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE candidates AS SELECT {key} AS h FROM read_parquet({glob}) "
         f"WHERE {named} GROUP BY h HAVING count(*) > 1"
@@ -131,7 +127,7 @@ def _duplicated_keys(
     keys, extra, dups = 0, 0, pd.DataFrame({"entity": [], "time": [], "n": []})
     if con.execute("SELECT count(*) FROM candidates").fetchone()[0]:
         con.execute(
-            f"CREATE OR REPLACE TEMP TABLE dup AS SELECT {_ident(entity)}::VARCHAR AS entity, "
+            f"CREATE OR REPLACE TEMP TABLE dup AS SELECT {sql_ident(entity)}::VARCHAR AS entity, "
             f'epoch_ns("time") AS time, count(*) AS n FROM read_parquet({glob}) '
             f"WHERE {named} AND {key} IN (SELECT h FROM candidates) GROUP BY ALL HAVING count(*) > 1"
         )

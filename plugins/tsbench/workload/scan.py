@@ -21,6 +21,10 @@ def sql_literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+def sql_ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
 def bounded_connection(
     memory_limit: str | None = None, temp_dir: str | None = None
 ) -> duckdb.DuckDBPyConnection:

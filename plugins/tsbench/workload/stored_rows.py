@@ -5,17 +5,14 @@ cannot represent a row without any field (InfluxDB's line protocol rejects such 
 never sent), or one without any field and without an entity (a nameless iot point that lost every
 field: QuestDB's line protocol needs a tag or a field), or that nameless rows (iot points without
 ``name``) of one measurement and instant become one point (InfluxDB keys a point by series and
-time). Then one exact DuckDB scan of the dataset's Parquet files counts what the model keeps.
+time). Then one exact DuckDB scan per measurement of the dataset's Parquet files counts what the
+model keeps.
 """
 
 from __future__ import annotations
 
 from tsbench.workload.dataset import Dataset
-from tsbench.workload.scan import bounded_connection, sql_literal
-
-
-def _ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
+from tsbench.workload.scan import bounded_connection, sql_ident, sql_literal
 
 
 def stored_rows(
@@ -30,20 +27,20 @@ def stored_rows(
     ``merges_nameless``."""
     if keeps_fieldless and keeps_bare and not merges_nameless:
         return dict(dataset.rows)
-    key = _ident(dataset.use_case.entity_key)
+    key = sql_ident(dataset.use_case.entity_key)
     counts: dict[str, int] = {}
     con = bounded_connection()
     try:
         for name, rows in dataset.rows.items():
             fields = dataset.use_case.measurement(name).field_names
-            fielded = "(" + " OR ".join(f"{_ident(f)} IS NOT NULL" for f in fields) + ")"
+            fielded = "(" + " OR ".join(f"{sql_ident(f)} IS NOT NULL" for f in fields) + ")"
             named = "true" if keeps_fieldless else fielded
             nameless = "true" if keeps_fieldless and keeps_bare else fielded
             count = "count(DISTINCT time)" if merges_nameless else "count(*)"
-            source = f"read_parquet({sql_literal(dataset.glob(name))})"
             text = (
-                f"SELECT (SELECT count(*) FROM {source} WHERE {key} IS NOT NULL AND {named}) "
-                f"+ (SELECT {count} FROM {source} WHERE {key} IS NULL AND {nameless})"
+                f"SELECT count(*) FILTER (WHERE {key} IS NOT NULL AND {named}) "
+                f"+ {count} FILTER (WHERE {key} IS NULL AND {nameless}) "
+                f"FROM read_parquet({sql_literal(dataset.glob(name))})"
             )
             counts[name] = int(con.execute(text).fetchone()[0]) if rows else 0
     finally:

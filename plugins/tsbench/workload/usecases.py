@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pyarrow as pa
 
 INT = pa.int64()
@@ -104,6 +105,16 @@ class UseCase:
 
     def tags_schema(self) -> pa.Schema:
         return pa.schema([pa.field(tag, pa.string(), nullable=False) for tag in self.entity_tags])
+
+
+def per_row(per_entry: np.ndarray, indices: pa.Array, nameless: int) -> np.ndarray:
+    """A dictionary column's per-entry values (e.g. each entry's row in the tags table) taken per
+    row by its ``indices``; ``nameless`` where an index is null (a row without an entity)."""
+    if not indices.null_count:
+        return per_entry[indices.to_numpy(zero_copy_only=False)]
+    rows = per_entry[indices.fill_null(0).to_numpy(zero_copy_only=False)]
+    rows[indices.is_null().to_numpy(zero_copy_only=False)] = nameless
+    return rows
 
 
 def _ints(*names: str) -> tuple[tuple[str, pa.DataType], ...]:

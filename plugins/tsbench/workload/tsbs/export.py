@@ -31,7 +31,7 @@ from tsbench.workload.tsbs.formats import (
     timescaledb_header,
 )
 from tsbench.workload.tsbs.sink import Sink
-from tsbench.workload.usecases import Measurement, UseCase
+from tsbench.workload.usecases import Measurement, UseCase, per_row
 
 EXPORT_BATCH_ROWS = 1 << 16  # rows formatted at once by an export
 _FORBIDDEN_IN_TAGS = r"[,= \n\r\\\"]"
@@ -172,12 +172,7 @@ class _Formatter:
                 missing = dictionary.filter(pc.is_null(found))[0].as_py()
                 raise TsbsFormatError(f"entity {missing!r} has no row in the dataset's tags table")
             self._dictionary, self._positions = dictionary, found.to_numpy(zero_copy_only=False)
-        indices = column.indices
-        if not indices.null_count:
-            return self._positions[indices.to_numpy(zero_copy_only=False)]
-        rows = self._positions[indices.fill_null(0).to_numpy(zero_copy_only=False)]
-        rows[indices.is_null().to_numpy(zero_copy_only=False)] = len(self.names)
-        return rows
+        return per_row(self._positions, column.indices, len(self.names))
 
     def format(self, m: Measurement, batch: pa.RecordBatch) -> tuple[pa.StringArray, np.ndarray]:
         """The rows' text (one element per row, newline included) and their timestamps."""
