@@ -38,6 +38,15 @@ def ycsb_dataset(dataset_cache: Path) -> Dataset:
     return dataset
 
 
+@pytest.fixture(scope="session")
+def iot_dataset(dataset_cache: Path) -> Dataset:
+    """iot, 12 trucks × 1 day at 10 s (≈ 187,000 rows in two measurements, nameless and late points
+    included): every iot query type fits (long-daily-sessions reads a 24 h window)."""
+    spec = DatasetSpec.parse(use_case="iot", scale=12, seed=2, end="2016-01-02T00:00:00Z")
+    dataset, _ = ensure_dataset(spec, dataset_cache)
+    return dataset
+
+
 # Folders whose tests share one session-scoped deployment and run in order: one xdist scope each.
 SHARED_FOLDERS = ("tests/scheduler/",)
 # The scopes that take longest (seconds alone on 2 idle cores), handed out first so that no worker
@@ -51,6 +60,7 @@ LONGEST_FIRST = (
     "tests/infra/test_terraform.py",  # ~105: plan / apply / destroy against moto
     "tests/integration/test_run.py",  # ~90: the CLI's whole pipeline, a killed server
     "tests/integration/test_timescaledb_editions.py",  # ~130: both editions, the CLI pipeline
+    "tests/targets/test_mongodb_iot.py",  # ~110: mongomock runs every iot pipeline on both layouts
     "tests/unit/test_validation.py",  # ~60: great_expectations suites
     "tests/integration/test_docker_engine.py",  # ~50
     "tests/integration/test_remote_server.py",  # ~45
@@ -69,6 +79,7 @@ BUILT_IN_THE_BACKGROUND = {
     "tests/integration/test_influxdb_v2.py": "TSBENCH_INFLUXD2_BUILD_STATUS",
     "tests/integration/test_griddb_server.py": "TSBENCH_GRIDDB_BUILD_STATUS",
     "tests/targets/test_griddb.py": "TSBENCH_GRIDDB_BUILD_STATUS",  # its nameless-rows server tests
+    "tests/targets/test_griddb_iot.py": "TSBENCH_GRIDDB_BUILD_STATUS",  # its iot queries server test
 }
 
 

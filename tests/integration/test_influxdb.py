@@ -16,13 +16,20 @@ from conftest import (
     check_ycsb_ts,
     load_all,
 )
+from iot_checks import answered_types, check_iot_queries
 
 from tsbench.spec import DatasetSpec
 from tsbench.targets.base import TargetError
+from tsbench.targets.influxdb import dialect, iot_dialect
+from tsbench.targets.influxdb.answers import shaped_parts
 from tsbench.targets.influxdb.target import InfluxDBTarget
 from tsbench.targets.lineprotocol import LineBuilder
 from tsbench.timeutil import NS_PER_MINUTE
+from tsbench.workload.answers import Answer, compare
 from tsbench.workload.dataset import Dataset, ensure_dataset
+from tsbench.workload.iot_oracle import measurement_view
+from tsbench.workload.oracle import Oracle
+from tsbench.workload.queries import DataRange, generate_queries
 from tsbench.workload.query_types import QUERY_TYPES, Kind
 from tsbench.workload.stored_rows import stored_rows
 
@@ -48,12 +55,18 @@ def test_load_is_exact_and_retry_safe(influx, small_dataset: Dataset) -> None:
     assert target.row_count("cpu") == small_dataset.rows["cpu"] == 103_680
 
 
+def cpu_types(dataset: Dataset) -> set[str]:
+    """The query types of the cpu dataset's families (devops, YCSB-TS)."""
+    return {name for name, qtype in QUERY_TYPES.items() if qtype.family in dataset.use_case.query_families}
+
+
 def test_every_query_type_matches_the_oracle(influx, small_dataset: Dataset) -> None:
     _, target = influx
-    assert not target.capabilities.unsupported
+    types = cpu_types(small_dataset)
+    assert not types & set(target.capabilities.unsupported)
     nonempty = check_all_queries(target, small_dataset, per_type=3)
-    assert set(nonempty) == set(QUERY_TYPES)
-    assert sum(count > 0 for count in nonempty.values()) >= len(QUERY_TYPES) - 1, nonempty
+    assert set(nonempty) == types
+    assert sum(count > 0 for count in nonempty.values()) >= len(types) - 1, nonempty
 
 
 def test_a_large_answer_decoded_in_parts_is_the_answer_at_once(influx, small_dataset: Dataset) -> None:
@@ -125,7 +138,7 @@ def test_cold_restart_keeps_data_and_answers(influx, small_dataset: Dataset) -> 
     assert report["was_down"] and report["restarted"]
     assert target.row_count("cpu") == small_dataset.rows["cpu"]
     nonempty = check_all_queries(target, small_dataset, per_type=1, seed=11)
-    assert sum(count > 0 for count in nonempty.values()) >= len(QUERY_TYPES) - 2, nonempty
+    assert sum(count > 0 for count in nonempty.values()) >= len(cpu_types(small_dataset)) - 2, nonempty
 
 
 @pytest.mark.parametrize("tag_order", ["tsbs", "sorted"])
@@ -221,3 +234,63 @@ def test_ycsb_ts_records_load_and_answer_like_the_oracle(influx, ycsb_dataset: D
         assert sorted(v[0] for v in tags) == ["metric", "tag0", "tag1", "tag2"]
     finally:
         target.close()
+
+
+def test_iot_queries_answer_as_the_oracle(influx, iot_dataset: Dataset) -> None:
+    """Every iot type InfluxDB supports (and the probes) answers as the oracle; the types refused
+    for rows without any field (daily-activity, breakdown-frequency) answer as the oracle does over
+    the rows InfluxDB keeps, and not over all rows."""
+    server, _ = influx
+    endpoint = dataclasses.replace(server.endpoint(), database="iot_queries")
+    target = InfluxDBTarget(endpoint, iot_dataset.use_case, iot_dataset.tags())
+    try:
+        assert load_all(target, iot_dataset) > 0
+        nonempty = check_iot_queries(target, iot_dataset)
+        assert set(nonempty) == answered_types(target) and len(target.capabilities.unsupported) == 3
+        check_refused_over_stored_rows(target, iot_dataset)
+    finally:
+        target.close()
+
+
+def check_refused_over_stored_rows(target: InfluxDBTarget, dataset: Dataset) -> None:
+    """The daily-activity and breakdown-frequency texts (``iot_dialect.RENDERERS``) against the
+    oracle over the rows InfluxDB keeps (each measurement's rows with a field) and over all rows."""
+    refused = ["daily-activity", "breakdown-frequency"]
+    assert set(refused) <= set(target.capabilities.unsupported)
+    everything, stored = Oracle(dataset), Oracle(dataset)
+    for m in dataset.use_case.measurements:
+        source = str(dataset.glob(m.name)).replace("'", "''")
+        view = measurement_view(m.name, source, dataset.use_case.entity_key)
+        kept = " OR ".join(f'r."{f}" IS NOT NULL' for f in m.field_names)
+        stored.connection.execute(f"{view.replace('CREATE VIEW', 'CREATE OR REPLACE VIEW')} WHERE {kept}")
+    session = target.session()
+    try:
+        for query in generate_queries(DataRange.of(dataset), refused, 1, seed=5):
+            with pytest.raises(NotImplementedError):
+                target.render(query)
+            text = iot_dialect.RENDERERS[query.query_type.kind](query)
+            actual = Answer.build(query.query_type, session.execute(text), query.fields)
+            assert compare(stored.answer(query), actual).ok, text
+            assert stored.answer(query).rows and not compare(everything.answer(query), actual).ok, text
+    finally:
+        session.close()
+        everything.close()
+        stored.close()
+
+
+def test_avg_load_refuses_a_group_with_two_load_capacities(iot_dataset: Dataset) -> None:
+    """avg-load groups by fleet and model (InfluxQL cannot group by the load_capacity field): the
+    answer drops the guard column where a group has one capacity, and is refused where it has two."""
+    query = generate_queries(DataRange.of(iot_dataset), ["avg-load"], 1, seed=1)[0]
+    answer = dialect.parse_header(iot_dialect.render(query))
+    assert answer.equal == ("load_capacity", "lowest_capacity")
+    series = {
+        "name": "diagnostics",
+        "tags": {"fleet": "East", "model": "F-150"},
+        "columns": ["time", "load_capacity", "lowest_capacity", "avg_load_share"],
+    }
+    one = {"series": [{**series, "values": [[0, 2000.0, 2000.0, 0.5]]}]}
+    assert [row for part in shaped_parts(answer, one) for row in part] == [("East", "F-150", 2000.0, 0.5)]
+    two = {"series": [{**series, "values": [[0, 2000.0, 1500.0, 0.5]]}]}
+    with pytest.raises(TargetError, match="lowest_capacity"):
+        list(shaped_parts(answer, two))

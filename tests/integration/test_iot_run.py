@@ -1,8 +1,11 @@
 """An iot comparison through the CLI pipeline on four local servers: nameless trucks and field-less
-points reach every target, each holds what its data model can keep, and the report says why."""
+points reach every target, each holds what its data model can keep, and the report says why; the
+iot query types that fit an hour run on each, every answer checked, and InfluxDB's refusals are in
+the report with their reasons."""
 
 from __future__ import annotations
 
+import html
 import os
 import subprocess
 import sys
@@ -45,7 +48,12 @@ def test_an_iot_run_stores_nameless_trucks_on_every_target(tmp_path: Path, datas
         body = comparison["results"]["100"]["targets"][name]
         assert body["status"] == "ok" and body["load"]["row_count_ok"], body.get("error")
         assert body["load"]["trials"][0]["row_counts"] == kept.get(name, dataset.rows), name
+        checks = body["queries"]["answer_checks"]  # the iot types that fit 1 h, every answer checked
+        assert checks["checked"] >= 10 * 8 and checks["mismatches"] == 0, (name, checks)
     for rows in kept.values():
         assert sum(rows.values()) < sum(dataset.rows.values())
-    report = (out / "iot" / "report" / "report.html").read_text()
+    report = html.unescape((out / "iot" / "report" / "report.html").read_text())
     assert "Rows it cannot keep as they are:" in report and "nameless iot row" in report
+    refused = comparison["results"]["100"]["targets"]["influxdb"]["queries"]["unsupported"]
+    assert set(refused) == {"avg-daily-driving-session", "daily-activity", "breakdown-frequency"}
+    assert all(reason in report for reason in refused.values())  # said in the report, with why

@@ -59,7 +59,7 @@ def test_texts_are_parsed_and_serialised_back() -> None:
             "window longer",
         ),
         ({"query_types": ["cpu-max-all-8"], "scale": 4}, "query_types", "more hosts than scale 4"),
-        ({"query_types": ["lastpoint"], "use_case": "iot"}, "query_types", "no queries in the catalogue"),
+        ({"query_types": ["lastpoint"], "use_case": "iot"}, "query_types", "do not apply to use case 'iot'"),
         (
             {"query_types": ["ycsb-read", "lastpoint"], "use_case": "ycsb-ts", "scale": 8},
             "query_types",
@@ -107,7 +107,10 @@ def test_default_query_types_fit_the_data() -> None:
     assert "lastpoint" in types and "single-groupby-1-1-1" in types
     assert "double-groupby-1" not in types and "cpu-max-all-8" not in types
     assert len(QuerySetSpec.parse().resolved_query_types) == 20
-    assert QuerySetSpec.parse(use_case="iot").resolved_query_types == []
+    iot_hour = QuerySetSpec.parse(use_case="iot", end="2016-01-01T01:00:00Z").resolved_query_types
+    assert iot_hour[:4] == ["last-loc", "low-fuel", "high-load", "stationary-trucks"]
+    assert "long-driving-sessions" not in iot_hour and len(iot_hour) == 10  # 4 h and 24 h windows
+    assert len(QuerySetSpec.parse(use_case="iot").resolved_query_types) == 12
 
 
 def test_dataset_key_ignores_run_options() -> None:

@@ -20,6 +20,7 @@ from operator import itemgetter
 from typing import Any
 
 from tsbench.workload.answer_columns import CHUNK_ROWS, ColumnRows, nulls_last, rows_agree, values_agree
+from tsbench.workload.iot_query_types import IOT_ANSWER_COLUMNS
 from tsbench.workload.query_types import Kind, QueryType
 
 REL_TOL = 1e-9
@@ -31,6 +32,9 @@ def answer_columns(qtype: QueryType, fields: tuple[str, ...] | None = None) -> t
     """``(columns, key_columns)`` of an answer to ``qtype`` reading ``fields`` (default: the type's
     cpu fields; a query's own ``fields`` where the data is not cpu). ``hostname`` names the entity
     column whatever the entity key is."""
+    if qtype.kind in IOT_ANSWER_COLUMNS:  # iot: fixed by the kind
+        columns, key = IOT_ANSWER_COLUMNS[qtype.kind]
+        return list(columns), list(key)
     fields = qtype.fields if fields is None else fields
     aggregated = [f"{qtype.agg}_{f}" for f in fields]
     if qtype.kind in (Kind.GROUPBY, Kind.ORDERBY_LIMIT):

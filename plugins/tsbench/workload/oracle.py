@@ -11,8 +11,9 @@ from typing import Any
 
 from tsbench.progress import Progress
 from tsbench.workload.answers import Answer
+from tsbench.workload.iot_oracle import IOT_ORACLE, measurement_view
 from tsbench.workload.queries import LogicalQuery
-from tsbench.workload.query_types import Kind
+from tsbench.workload.query_types import QUERY_TYPES, Kind
 from tsbench.workload.scan import bounded_connection
 
 ORACLE_VERSION = "1"  # bump when an answer could change: cached reference answers are keyed by it
@@ -39,6 +40,8 @@ def oracle_sql(query: LogicalQuery) -> tuple[str, list[Any]]:
     and the entity key as ``entity``) and its parameters."""
     qtype = query.query_type
     params: list[Any] = []
+    if qtype.kind in IOT_ORACLE:
+        return IOT_ORACLE[qtype.kind](query, params), params
     fields = list(query.fields)
     all_fields = ", ".join(fields)
     if qtype.kind in (Kind.GROUPBY, Kind.GROUPBY_HOST):
@@ -96,6 +99,20 @@ class Oracle:
             f'CREATE VIEW rows_ns AS SELECT epoch_ns(time) AS t, "{use_case.entity_key}" AS entity, '
             f"* EXCLUDE (time) FROM read_parquet('{source}')"
         )
+        self._measurement_views(dataset)
+
+    def _measurement_views(self, dataset: Any) -> None:
+        """A view per measurement a query type of the use case names (iot: readings, diagnostics),
+        each row with its entity's tags (``iot_oracle.measurement_view``)."""
+        use_case = dataset.use_case
+        named = {q.measurement for q in QUERY_TYPES.values() if q.family in use_case.query_families}
+        if not named - {""}:
+            return
+        tags = str(dataset.path / "tags.parquet").replace("'", "''")
+        self.connection.execute(f"CREATE VIEW entity_tags AS SELECT * FROM read_parquet('{tags}')")
+        for measurement in sorted(named - {""}):
+            source = str(dataset.glob(measurement)).replace("'", "''")
+            self.connection.execute(measurement_view(measurement, source, use_case.entity_key))
 
     def answer(self, query: LogicalQuery) -> Answer:
         """The reference answer, fetched from DuckDB in parts of ``FETCH_ROWS`` rows, each part

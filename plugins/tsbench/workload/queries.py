@@ -36,6 +36,7 @@ class DataRange:
     measurement: str = "cpu"  # the measurement queries read
     entity_key: str = "hostname"
     fields: tuple[str, ...] = CPU_FIELDS  # the fields queries may read, in order
+    groups: tuple[str, ...] = ()  # the fleets a fleet query draws from (iot)
 
     @classmethod
     def of(cls, dataset: Any) -> DataRange:
@@ -50,6 +51,7 @@ class DataRange:
             use_case.queried,
             use_case.entity_key,
             use_case.query_fields,
+            use_case.groups,
         )
 
 
@@ -58,7 +60,8 @@ class LogicalQuery:
     """One query. ``hosts`` None = all hosts. Times are ns UTC; windows are ``[start_ns, end_ns)``.
 
     ``at_ns`` is the exact timestamp of a READ. ``fields`` are the fields the query reads, of
-    ``measurement``, whose entity key (tag or column) is ``entity``.
+    ``measurement``, whose entity key (tag or column) is ``entity``. ``fleet`` is the fleet whose
+    trucks an iot fleet query reads.
     """
 
     id: str
@@ -70,6 +73,7 @@ class LogicalQuery:
     at_ns: int | None = None
     measurement: str = "cpu"
     entity: str = "hostname"
+    fleet: str | None = None
 
     @property
     def query_type(self) -> QueryType:
@@ -95,6 +99,7 @@ class LogicalQuery:
             at_ns=body.get("at_ns"),
             measurement=body.get("measurement", "cpu"),
             entity=body.get("entity", "hostname"),
+            fleet=body.get("fleet"),
         )
 
 
@@ -116,13 +121,15 @@ def make_query(qtype: QueryType, index: int, rng: np.random.Generator, data: Dat
     common: dict[str, Any] = {
         "id": f"{qtype.name}#{index}",
         "type": qtype.name,
-        "fields": data.fields[: qtype.nfields],
+        "fields": qtype.reads or data.fields[: qtype.nfields],
         "hosts": hosts,
-        "measurement": data.measurement,
+        "measurement": qtype.measurement or data.measurement,
         "entity": data.entity_key,
     }
-    if qtype.kind is Kind.LASTPOINT:
-        return LogicalQuery(**common)
+    if qtype.fleet:
+        common["fleet"] = data.groups[int(rng.integers(0, len(data.groups)))]
+    if qtype.kind is not Kind.ORDERBY_LIMIT and qtype.kind is not Kind.READ and not qtype.window_ns:
+        return LogicalQuery(**common)  # lastpoint and the all-data iot types
     if qtype.kind is Kind.READ:
         epoch = int(rng.integers(0, (data.end_ns - data.start_ns) // data.interval_ns))
         return LogicalQuery(**common, at_ns=data.start_ns + epoch * data.interval_ns)

@@ -9,24 +9,13 @@ epoch (``floor(time / bucket) * bucket``); windows are half-open ``[start, end)`
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from enum import StrEnum
 
 from tsbench.timeutil import NS_PER_HOUR, NS_PER_MINUTE
+from tsbench.workload.iot_query_types import IOT_DESCRIPTIONS, iot_types
+from tsbench.workload.query_kinds import Kind
 from tsbench.workload.usecases import CPU_FIELDS
-
-
-class Kind(StrEnum):
-    """What a query computes (the renderer of every target switches on this, never on names)."""
-
-    GROUPBY = "groupby"  # agg(first M fields) over the chosen hosts, per bucket
-    GROUPBY_HOST = "groupby-host"  # agg(first M fields) per host per bucket, all hosts
-    HIGH_CPU = "high-cpu"  # all rows with usage_user > threshold
-    LASTPOINT = "lastpoint"  # most recent row of every host
-    ORDERBY_LIMIT = "orderby-limit"  # max(usage_user) per bucket, last N buckets before end
-    READ = "read"  # one row of one host by exact timestamp
-    SCAN = "scan"  # all rows of one host in a window
-    RANGE_AGG = "range-agg"  # one aggregate of one field of one host over a window
 
 
 def _span_text(ns: int) -> str:
@@ -50,11 +39,15 @@ class QueryType:
     limit: int = 0
     threshold: float = 0.0
     family: str = "devops"
+    measurement: str = ""  # the measurement it reads when the type fixes it (iot); else the use case's
+    reads: tuple[str, ...] = ()  # the fields it reads when the type fixes them (iot)
+    fleet: bool = False  # it reads the trucks of one random fleet (iot)
 
     @property
     def fields(self) -> tuple[str, ...]:
-        """The cpu fields it reads on devops data (a query's own ``fields`` say what it reads)."""
-        return CPU_FIELDS[: self.nfields]
+        """The fields it reads: its own (iot), else the first ``nfields`` cpu fields on devops data
+        (a query's own ``fields`` say what it reads)."""
+        return self.reads or CPU_FIELDS[: self.nfields]
 
     @property
     def bucket_text(self) -> str:
@@ -71,7 +64,8 @@ class QueryType:
     @property
     def describe(self) -> str:
         """One sentence for reports."""
-        return _DESCRIPTIONS[self.kind].format(q=self, fields=", ".join(self.fields))
+        template = _DESCRIPTIONS.get(self.kind) or IOT_DESCRIPTIONS[self.kind]
+        return template.format(q=self, fields=", ".join(self.fields))
 
 
 _DESCRIPTIONS = {
@@ -174,11 +168,18 @@ def _ycsb_types() -> list[QueryType]:
 
 def _catalogue() -> dict[str, QueryType]:
     """Every query type by name, devops (TSBS) first, in the order reports list them."""
-    return {item.name: item for item in (*_groupby_types(), *_selection_types(), *_ycsb_types())}
+    types = (*_groupby_types(), *_selection_types(), *_ycsb_types(), *iot_types(QueryType))
+    return {item.name: item for item in types}
 
 
 QUERY_TYPES: dict[str, QueryType] = _catalogue()
 DEVOPS_QUERY_TYPES = tuple(name for name, q in QUERY_TYPES.items() if q.family == "devops")
+
+
+def types_of(families: Iterable[str]) -> list[str]:
+    """The catalogue's types of the given families (a use case's ``query_families``), in order."""
+    wanted = set(families)
+    return [name for name, qtype in QUERY_TYPES.items() if qtype.family in wanted]
 
 
 def get_query_type(name: str) -> QueryType:

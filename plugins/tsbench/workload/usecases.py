@@ -44,6 +44,7 @@ HOST_TAGS = (
 )
 
 TRUCK_TAGS = ("name", "fleet", "driver", "model", "device_version")
+IOT_FLEETS = ("East", "West", "North", "South")  # TSBS's FleetChoices; iot queries draw one of them
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,7 @@ class UseCase:
     # Rows may lack the entity key (TSBS's iot generator clears the ``name`` tag of a few points on
     # purpose): such a row is stored with a NULL / missing key and belongs to no entity.
     nameless_rows: bool = False
+    groups: tuple[str, ...] = ()  # the values of the tag a query may pick entities by (iot: fleets)
 
     @property
     def entity_key(self) -> str:
@@ -270,7 +272,17 @@ _CPU_FAMILIES = ("devops", "ycsb-ts")
 USE_CASES: dict[str, UseCase] = {
     "cpu-only": UseCase("cpu-only", "host_", HOST_TAGS, (CPU,), _CPU_FAMILIES),
     "devops": UseCase("devops", "host_", HOST_TAGS, DEVOPS_MEASUREMENTS, _CPU_FAMILIES),
-    "iot": UseCase("iot", "truck_", TRUCK_TAGS, IOT_MEASUREMENTS, entities="trucks", nameless_rows=True),
+    "iot": UseCase(
+        "iot",
+        "truck_",
+        TRUCK_TAGS,
+        IOT_MEASUREMENTS,
+        ("iot",),
+        queried="readings",
+        entities="trucks",
+        nameless_rows=True,
+        groups=IOT_FLEETS,
+    ),
     "ycsb-ts": UseCase(
         "ycsb-ts", "metric_", ("metric",), (YCSB,), ("ycsb-ts",), queried="usermetric", entities="metrics"
     ),

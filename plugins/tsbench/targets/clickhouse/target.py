@@ -1,6 +1,7 @@
 """ClickHouse: one MergeTree table per measurement, loaded with Arrow over HTTP (clickhouse-connect).
 
-Schema: ``schema.py`` (DDL), load shaping: ``batches.py``, SQL: ``dialect.py``; README.md says why.
+Schema: ``schema.py`` (DDL), load shaping: ``batches.py``, SQL: ``dialect.py`` (the iot types:
+``iot_dialect.py``); README.md says why.
 Every connection is a ``clickhouse_connect`` client built by ``connect``: HTTP to the endpoint's
 ``http`` port, or whatever ``Endpoint.extra["client_options"]`` adds (e.g. ``secure`` for TLS, or
 ``interface="chdb"`` — the official client's in-process engine, which the tests use).
@@ -18,7 +19,7 @@ from clickhouse_connect.driver.client import Client
 from clickhouse_connect.driver.exceptions import ClickHouseError
 
 from tsbench.targets.base import Capabilities, Endpoint, Footprint, RowSession, Target, TargetError
-from tsbench.targets.clickhouse import dialect
+from tsbench.targets.clickhouse import dialect, iot_dialect
 from tsbench.targets.clickhouse.batches import InsertShaper
 from tsbench.targets.clickhouse.schema import quote_ident, sorting_key, table_ddl
 from tsbench.targets.clickhouse.server import DATABASE, USER, ClickHouseServer
@@ -259,6 +260,8 @@ class ClickHouseTarget(Target):
         return int(self._admin(f"SELECT count() FROM {self.qualified(measurement)}")[0][0])
 
     def render(self, query: LogicalQuery) -> str:
+        if query.query_type.kind in iot_dialect.RENDERERS:
+            return iot_dialect.render(query)
         return dialect.render(query)
 
     def session(self) -> ClickHouseSession:

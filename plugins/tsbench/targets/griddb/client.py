@@ -8,7 +8,8 @@ which the Maven Central our machines reach lacks. So tsbench does what griddb_py
 ``tsbench.griddb.Bulk`` (``java/``, compiled by ``install_client.sh``): a batch crosses the language
 boundary as a few primitive arrays, never cell by cell.
 
-The JVM is started once per process (JPype cannot restart it) with the two jars on its class path;
+The JVM is started once per process (JPype cannot restart it) with the client jars on its class path
+(and GridDB's JDBC driver, for the SQL queries of ``jdbc.py``);
 ``TSBENCH_GRIDDB_JVM_OPTIONS`` adds JVM options (e.g. ``-Xmx8g`` for very large query results).
 A ``Store`` is one GridStore connection: not thread-safe, so every load worker and query worker has
 its own. Java exceptions become ``TargetError`` (GridDB's message carries its error code).
@@ -63,11 +64,17 @@ def opt_dir() -> Path:
 
 
 def classpath() -> list[Path]:
-    """The two jars: the Java client and the compiled ``Bulk`` helper (named by its source's sha256)."""
+    """The three jars: the Java client, the compiled ``Bulk`` helper (named by its source's sha256)
+    and the JDBC driver (GridDB's SQL interface, ``jdbc.py``)."""
     folder = opt_dir() / "griddb-client"
     version = client_version()
     sha12 = hashlib.sha256(JAVA_SOURCE.read_bytes()).hexdigest()[:12]
-    return [folder / f"gridstore-{version}.jar", folder / f"tsbench-griddb-bulk-{sha12}-gs{version}.jar"]
+    jdbc = DEFINITION.install_env["GRIDDB_JDBC_VERSION"]
+    return [
+        folder / f"gridstore-{version}.jar",
+        folder / f"tsbench-griddb-bulk-{sha12}-gs{version}.jar",
+        folder / f"gridstore-jdbc-{jdbc}.jar",
+    ]
 
 
 def install() -> list[Path]:
@@ -156,6 +163,7 @@ class Connection:
     database: str = DATABASE
     failover_timeout_s: int = FAILOVER_TIMEOUT_S
     connection_route: str | None = None  # "PUBLIC": use the nodes' public addresses (cloud, NAT)
+    sql_port: int | None = None  # the node's SQL service (JDBC); None: GridDB's default port
 
     @classmethod
     def of(cls, endpoint: Endpoint) -> Connection:
@@ -169,6 +177,7 @@ class Connection:
             database=endpoint.database or DATABASE,
             failover_timeout_s=int(extra.get("failover_timeout_s", FAILOVER_TIMEOUT_S)),
             connection_route=extra.get("connection_route"),
+            sql_port=endpoint.ports.get("sql"),
         )
 
     def __repr__(self) -> str:  # never show the password

@@ -38,5 +38,10 @@ DEFINITION = ServerDefinition(
         "GRIDDB_SOURCE_COMMIT": "838eda47b460739291d9acf3410819b8203ac22d",
         "GRIDDB_SOURCE_ARCHIVE": "griddb-5.9.0-838eda4.tar.gz",
         "GRIDDB_SOURCE_SHA256": "6589aecd5dc12c1286705cb0a87f849a7944840845af217181c815f18638e940",
+        # GridDB's JDBC driver (its SQL interface; the iot queries): not in the source archive; the
+        # newest release on Maven Central (com.github.griddb:gridstore-jdbc), fetched by
+        # install_client.sh with mvn and checked against this sha256.
+        "GRIDDB_JDBC_VERSION": "5.6.0",
+        "GRIDDB_JDBC_SHA256": "9de70e8afb78412072c2c824571e705199a9c5f2a574d48751e26756cb38f3fc",
     },
 )

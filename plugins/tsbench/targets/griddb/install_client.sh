@@ -5,6 +5,7 @@
 #
 #   -> $TSBENCH_OPT/griddb-client/gridstore-$GRIDDB_VERSION.jar                 (the release's client)
 #   -> $TSBENCH_OPT/griddb-client/tsbench-griddb-bulk-<sha12>-gs$GRIDDB_VERSION.jar (our Bulk.java)
+#   -> $TSBENCH_OPT/griddb-client/gridstore-jdbc-$GRIDDB_JDBC_VERSION.jar    (GridDB's JDBC driver)
 #
 # Why not griddb_python: it imports the "GridDB JavaAPI Adapter for Apache Arrow"
 # (com.github.griddb:gridstore-arrow) at import time, an artifact the Maven Central our machines
@@ -12,6 +13,9 @@
 # directly over JPype (as griddb_python does underneath) and moves whole columns through
 # java/tsbench/griddb/Bulk.java (in this folder) instead of cells. <sha12> is the first 12 hex digits
 # of that source file's sha256, so an edited helper is rebuilt; client.py computes the same name.
+# The JDBC driver (GridDB's SQL interface, used by the iot queries) is not in the source archive: it
+# comes from Maven Central (com.github.griddb:gridstore-jdbc; 5.7 and 5.8 are not published there) through mvn,
+# checked against $GRIDDB_JDBC_SHA256 (definition.py).
 # Run by install.sh, by client.py when the jars are missing (with definition.py's variables) and,
 # before the tests, by test_prepare.sh. The client build does not need the server's (build.sh).
 #
@@ -25,6 +29,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # The pinned source archive (definition.py): the vendor folder or $GRIDDB_SOURCE_URL, checked.
 : "${GRIDDB_SOURCE_ARCHIVE:?from targets/griddb/definition.py}"
 : "${GRIDDB_SOURCE_SHA256:?from targets/griddb/definition.py}"
+: "${GRIDDB_JDBC_VERSION:?from targets/griddb/definition.py}"
+: "${GRIDDB_JDBC_SHA256:?from targets/griddb/definition.py}"
 SOURCE="$here/java/tsbench/griddb/Bulk.java"
 DEST_DIR="$TSBENCH_OPT/griddb-client"
 CLIENT_JAR="$DEST_DIR/gridstore-$GRIDDB_VERSION.jar"
@@ -32,12 +38,13 @@ CLIENT_JAR="$DEST_DIR/gridstore-$GRIDDB_VERSION.jar"
 [[ -f "$SOURCE" ]] || die "missing $SOURCE"
 sha12="$(sha256sum "$SOURCE" | head -c 12)"
 BULK_JAR="$DEST_DIR/tsbench-griddb-bulk-$sha12-gs$GRIDDB_VERSION.jar"
+JDBC_JAR="$DEST_DIR/gridstore-jdbc-$GRIDDB_JDBC_VERSION.jar"
 
 jar_ok() { [[ -s "$1" ]] && unzip -tq "$1" >/dev/null 2>&1; }
 
-if [[ -s "$CLIENT_JAR" && -s "$BULK_JAR" ]]; then
-    log "griddb client $GRIDDB_VERSION and bulk helper $sha12 already installed"
-    printf '%s\n%s\n' "$CLIENT_JAR" "$BULK_JAR"
+if [[ -s "$CLIENT_JAR" && -s "$BULK_JAR" && -s "$JDBC_JAR" ]]; then
+    log "griddb client $GRIDDB_VERSION, bulk helper $sha12 and JDBC $GRIDDB_JDBC_VERSION already installed"
+    printf '%s\n%s\n%s\n' "$CLIENT_JAR" "$BULK_JAR" "$JDBC_JAR"
     exit 0
 fi
 
@@ -46,6 +53,19 @@ command -v javac >/dev/null || die "javac is missing after installing openjdk-17
 mkdir -p "$DEST_DIR"
 build="$(mktemp -d)"
 trap 'rm -rf "$build"' EXIT
+
+if [[ ! -s "$JDBC_JAR" ]]; then
+    command -v mvn >/dev/null || apt_install maven
+    log "mvn dependency:copy com.github.griddb:gridstore-jdbc:$GRIDDB_JDBC_VERSION"
+    mvn -q -B dependency:copy -Dartifact="com.github.griddb:gridstore-jdbc:$GRIDDB_JDBC_VERSION" \
+        -Dtransitive=false -DoutputDirectory="$build/jdbc" >&2 ||
+        die "mvn could not fetch com.github.griddb:gridstore-jdbc:$GRIDDB_JDBC_VERSION"
+    fetched="$build/jdbc/gridstore-jdbc-$GRIDDB_JDBC_VERSION.jar"
+    echo "$GRIDDB_JDBC_SHA256  $fetched" | sha256sum -c --quiet - ||
+        die "gridstore-jdbc $GRIDDB_JDBC_VERSION does not have the pinned sha256"
+    jar_ok "$fetched" || die "gridstore-jdbc $GRIDDB_JDBC_VERSION is not a valid jar"
+    mv -f "$fetched" "$JDBC_JAR"
+fi
 
 if [[ ! -s "$CLIENT_JAR" ]]; then
     archive="$(verified_archive "$GRIDDB_SOURCE_ARCHIVE" "$GRIDDB_SOURCE_SHA256" \
@@ -63,10 +83,14 @@ if [[ ! -s "$CLIENT_JAR" ]]; then
     mv -f "$CLIENT_JAR.part" "$CLIENT_JAR"
 fi
 
+if [[ -s "$BULK_JAR" ]]; then
+    printf '%s\n%s\n%s\n' "$CLIENT_JAR" "$BULK_JAR" "$JDBC_JAR"
+    exit 0
+fi
 log "javac Bulk.java ($sha12) against gridstore $GRIDDB_VERSION"
 javac --release 11 -Xlint:all -Werror -cp "$CLIENT_JAR" -d "$build/classes" "$SOURCE" >&2
 jar --create --file "$build/bulk.jar" -C "$build/classes" . >&2
 rm -f "$DEST_DIR"/tsbench-griddb-bulk-*-gs"$GRIDDB_VERSION".jar
 mv -f "$build/bulk.jar" "$BULK_JAR"
-log "griddb client installed: $CLIENT_JAR, $BULK_JAR"
-printf '%s\n%s\n' "$CLIENT_JAR" "$BULK_JAR"
+log "griddb client installed: $CLIENT_JAR, $BULK_JAR, $JDBC_JAR"
+printf '%s\n%s\n%s\n' "$CLIENT_JAR" "$BULK_JAR" "$JDBC_JAR"

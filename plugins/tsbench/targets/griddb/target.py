@@ -5,8 +5,10 @@ key ``time`` (TIMESTAMP, ms); entity tags in the COLLECTION ``tsbench_tags``; ro
 (nameless iot points) in one COLLECTION ``<measurement>_nameless`` without a row key. Load (``shape.py``,
 ``client.py``): an Arrow batch is grouped by container with one stable sort, crosses into the JVM as a
 few primitive arrays, becomes GridDB rows in Java (``Bulk.rows``) and goes out with one
-``GridStore.multiPut``, which commits before it returns. Queries (``dialect.py``, ``combine.py``):
-a JSON plan of TQL per container, sent with one ``fetchAll``, combined on the client.
+``GridStore.multiPut``, which commits before it returns. Queries: devops and YCSB-TS (``dialect.py``,
+``combine.py``) as a JSON plan of TQL per container, sent with one ``fetchAll``, combined on the
+client; iot (``iot_dialect.py``, ``jdbc.py``) as one GridDB SQL statement over the trucks'
+containers, answered whole by the server's SQL service.
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ from typing import Any, ClassVar
 import pyarrow as pa
 
 from tsbench.targets.base import Capabilities, Endpoint, Footprint, RowSession, Target, TargetError
-from tsbench.targets.griddb import combine, dialect, rest
+from tsbench.targets.griddb import combine, dialect, iot_dialect, rest
 from tsbench.targets.griddb.client import Connection, Store, client_version
+from tsbench.targets.griddb.definition import DEFINITION
+from tsbench.targets.griddb.jdbc import SqlConnection
 from tsbench.targets.griddb.layout import (
     TAGS_CONTAINER,
     Layout,
@@ -62,22 +66,42 @@ class GridDBWriter:
 
 
 class GridDBSession(RowSession):
-    """One query worker: runs a JSON plan (``dialect.render``) with its own GridStore connection."""
+    """One query worker: runs a JSON plan with its own connections: TQL steps (``dialect.render``)
+    on its GridStore, a SQL plan (``iot_dialect``) on a JDBC connection opened on first use."""
 
-    def __init__(self, store: Store):
+    def __init__(self, store: Store, connection: Connection | None = None):
         self.store = store
+        self.connection = connection
+        self._sql: SqlConnection | None = None
+
+    def sql(self, text: str) -> list[tuple[Any, ...]]:
+        """The rows of one SQL statement, on this session's JDBC connection."""
+        if self._sql is None:
+            if self.connection is None:
+                raise TargetError("griddb: this session has no SQL connection settings")
+            self._sql = SqlConnection(self.connection)
+        return self._sql.query(text)
 
     def fetch_steps(self, steps: list[dialect.Step]) -> list[combine.StepResult]:
         """Every step's TQL on its container, in one ``fetchAll``."""
         return self.store.fetch([s["container"] for s in steps], [s["tql"] for s in steps])
 
     def execute(self, text: str) -> list[tuple[Any, ...]]:
-        """The plan's steps fetched and combined into answer rows (``fetch`` is this too: the
-        combine step is part of GridDB's measured query, as the study's client-side work was)."""
-        return combine.answer(json.loads(text), self.fetch_steps)
+        """A SQL plan's rows as the server returned them (no SQL: the query reads no container, an
+        empty answer); else the plan's steps fetched and combined into answer rows (``fetch`` is
+        this too: the combine step is part of GridDB's measured query, as the study's client-side
+        work was)."""
+        plan = json.loads(text)
+        if "sql" in plan:
+            return self.sql(plan["sql"]) if plan["sql"] else []
+        return combine.answer(plan, self.fetch_steps)
 
     def close(self) -> None:
-        self.store.close()
+        try:
+            if self._sql is not None:
+                self._sql.close()
+        finally:
+            self.store.close()
 
 
 class GridDBTarget(Target):
@@ -114,6 +138,17 @@ class GridDBTarget(Target):
     @cached_property
     def entities(self) -> list[str]:
         return check_names(self.use_case, self.tags.column(self.use_case.entity_key).to_pylist())
+
+    @cached_property
+    def fleets(self) -> dict[str, list[str]]:
+        """The entities of each fleet (iot's ``fleet`` tag; empty for use cases without it): the
+        containers a fleet query names."""
+        if "fleet" not in self.tags.column_names:
+            return {}
+        fleets: dict[str, list[str]] = {}
+        for entity, fleet in zip(self.entities, self.tags.column("fleet").to_pylist(), strict=True):
+            fleets.setdefault(str(fleet), []).append(entity)
+        return fleets
 
     @cached_property
     def layouts(self) -> dict[str, Layout]:
@@ -193,10 +228,12 @@ class GridDBTarget(Target):
         return sum(result.long or 0 for result in results)
 
     def render(self, query: LogicalQuery) -> str:
+        if query.query_type.kind in iot_dialect.IOT_SQL:
+            return json.dumps(iot_dialect.plan(query, self.entities, self.fleets), separators=(",", ":"))
         return dialect.render(query, self.query_layout, self.entities)
 
     def session(self) -> GridDBSession:
-        return GridDBSession(self.connect())
+        return GridDBSession(self.connect(), Connection.of(self.endpoint))
 
     def footprint(self) -> Footprint:
         performance = self._stat().get("performance", {})
@@ -218,7 +255,9 @@ class GridDBTarget(Target):
             "client": f"GridDB Java client {client_version()} (built from the release source) over JPype"
             " (+ tsbench Bulk helper)",
             "ingest": "GridStore.multiPut per batch (rows built in Java from column arrays)",
-            "query": "TQL per container, one GridStore.fetchAll per query, combined on the client",
+            "query": "devops/YCSB-TS: TQL per container, one GridStore.fetchAll per query, combined on the "
+            "client; iot: one SQL statement per query (JDBC driver "
+            f"{DEFINITION.install_env['GRIDDB_JDBC_VERSION']}), answered by the server",
             "schema": self.capabilities.schema_note,
             "cluster": {k: stat.get("cluster", {}).get(k) for k in ("clusterName", "notificationMode")},
             "store": {k: performance.get(k) for k in ("storeMemoryLimit", "storeCompressionMode")},

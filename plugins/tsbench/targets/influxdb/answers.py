@@ -10,6 +10,7 @@ from tsbench.targets.influxdb import dialect
 from tsbench.targets.influxdb.rollup import COUNT, SUM
 
 ROWS_PER_PART = 65_536  # rows shaped at once by ``shaped_parts``
+TIME_COLUMNS = ("bucket", "time", "day")  # answer columns taken from the result's ``time``
 
 
 def statement_results(body: dict[str, Any], text: str) -> list[dict[str, Any]]:
@@ -33,13 +34,17 @@ def shaped_parts(
     """Rows in the answer header's column order from one statement's series, ``rows_per_part`` at
     a time; each parsed row is dropped from ``result`` once shaped."""
     columns, no_rows = answer.columns, answer.no_rows
+    width = len(columns)
     part: list[tuple[Any, ...]] = []
     shaped = 0
     for series in result.get("series", ()):
-        getters = _getters(columns, series)
+        getters = _getters([*columns, *answer.equal[1:]] if answer.equal else columns, series)
         values = series.get("values") or []
         for position, row in enumerate(values):
-            part.append(tuple(value if index < 0 else row[index] for index, value in getters))
+            cells = tuple(value if index < 0 else row[index] for index, value in getters)
+            if answer.equal:
+                cells = _checked(cells, width, columns.index(answer.equal[0]), answer.equal)
+            part.append(cells)
             values[position] = None
             if len(part) == rows_per_part:
                 shaped += len(part)
@@ -50,6 +55,16 @@ def shaped_parts(
         part.append((_no_rows_value(no_rows),))
     if part:
         yield part
+
+
+def _checked(cells: tuple[Any, ...], width: int, column: int, equal: tuple[str, str]) -> tuple[Any, ...]:
+    """The answer's cells of a row whose ``equal`` columns agree (TargetError if they differ)."""
+    if cells[column] != cells[width]:
+        raise TargetError(
+            f"influxdb: {equal[0]} = {cells[column]!r} but {equal[1]} = {cells[width]!r} in one row: the "
+            f"rendering is exact only where they agree ({cells[:width]})"
+        )
+    return cells[:width]
 
 
 def combined_rows(answer: dialect.AnswerHeader, body: dict[str, Any], text: str) -> list[tuple[Any, ...]]:
@@ -92,7 +107,7 @@ def _getters(columns: list[str], series: dict[str, Any]) -> list[tuple[int, Any]
     tags = series.get("tags") or {}
     getters: list[tuple[int, Any]] = []
     for column in columns:
-        source = "time" if column in ("bucket", "time") else column
+        source = "time" if column in TIME_COLUMNS else column
         if source in names:
             getters.append((names.index(source), None))
         elif column in tags:

@@ -12,7 +12,10 @@ result's ``time`` column, other names from the result's columns (aggregates are 
 answer names) or, failing that, from the series' group-by tags (``hostname``). ``no rows`` is the
 single row an aggregate over no points stands for (InfluxDB returns no series at all): ``0`` for a
 count, ``null`` for avg/sum, as in SQL. ``combine`` marks a rendering of several statements whose
-rows the session merges per answer key (a rollup's, ``rollup.py``).
+rows the session merges per answer key (a rollup's, ``rollup.py``). ``equal: a=b`` names a column
+``a`` of the answer that must equal the result's column ``b`` in every row (the session raises
+otherwise; ``b`` is not part of the answer): a rendering that can only be exact under a condition on
+the data checks that condition (iot avg-load, ``iot_dialect.py``). ``day`` comes from ``time`` too.
 
 Rules that keep answers exact:
 
@@ -49,10 +52,16 @@ def literal(text: str) -> str:
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def header(columns: list[str], no_rows: str | None = None, combine: str | None = None) -> str:
+def header(
+    columns: list[str],
+    no_rows: str | None = None,
+    combine: str | None = None,
+    equal: tuple[str, str] | None = None,
+) -> str:
     text = "-- answer: " + ",".join(columns)
     text += f"; no rows: {no_rows}" if no_rows is not None else ""
-    return text + (f"; combine: {combine}" if combine is not None else "") + "\n"
+    text += f"; combine: {combine}" if combine is not None else ""
+    return text + (f"; equal: {equal[0]}={equal[1]}" if equal is not None else "") + "\n"
 
 
 def _window(query: LogicalQuery) -> str:
@@ -183,11 +192,13 @@ def render(query: LogicalQuery) -> str:
 class AnswerHeader:
     """A rendering's answer header: the answer's columns; the single row an aggregate over no
     points stands for (``no rows``); how the rows of several statements merge (``combine``: max or
-    mean; a rollup rendering, ``rollup.py``)."""
+    mean; a rollup rendering, ``rollup.py``); an answer column and the result column it must equal
+    in every row (``equal``)."""
 
     columns: list[str]
     no_rows: str | None = None
     combine: str | None = None
+    equal: tuple[str, str] | None = None
 
 
 def parse_header(text: str) -> AnswerHeader:
@@ -198,4 +209,8 @@ def parse_header(text: str) -> AnswerHeader:
     spec, *options = first.removeprefix("-- answer: ").split("; ")
     named = dict(option.split(": ", 1) for option in options)
     columns = [c.strip() for c in spec.split(",")]
-    return AnswerHeader(columns, named.get("no rows"), named.get("combine"))
+    equal = None
+    if "equal" in named:
+        column, other = named["equal"].split("=", 1)
+        equal = (column, other)
+    return AnswerHeader(columns, named.get("no rows"), named.get("combine"), equal)

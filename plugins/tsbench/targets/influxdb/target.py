@@ -25,7 +25,7 @@ import requests
 from tsbench.runtimes.disk import allocated_bytes
 from tsbench.targets.base import Capabilities, Endpoint, Footprint, Target, TargetError
 from tsbench.targets.httpclient import LeanHttp
-from tsbench.targets.influxdb import dialect, v2
+from tsbench.targets.influxdb import dialect, iot_dialect, v2
 from tsbench.targets.influxdb import rollup as rollup_sql
 from tsbench.targets.influxdb.answers import ROWS_PER_PART, combined_rows, first_result, shaped_parts
 from tsbench.targets.influxdb.rollup_target import InfluxDBRollups
@@ -159,7 +159,7 @@ class InfluxDBTarget(InfluxDBRollups, Target):
         compression="TSM (per-type: delta/simple8b integers, Gorilla XOR floats, snappy strings)",
         rollups="continuous queries (InfluxQL, MIT) into a retention policy of their own",
         builds_rollups=True,
-        unsupported={},
+        unsupported=iot_dialect.UNSUPPORTED,
         restartable=True,
         schema_note=(
             "one measurement per table; entity tags + extra tags as InfluxDB tags (series key), "
@@ -287,6 +287,8 @@ class InfluxDBTarget(InfluxDBRollups, Target):
     # ---- queries -------------------------------------------------------------------------------
 
     def render(self, query: LogicalQuery) -> str:
+        if query.query_type.kind in iot_dialect.KINDS:
+            return iot_dialect.render(query)
         return dialect.render(query)
 
     def session(self) -> InfluxSession:

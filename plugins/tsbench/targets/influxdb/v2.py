@@ -50,12 +50,15 @@ def auth_headers(endpoint: Endpoint) -> dict[str, str]:
     return {"Authorization": f"Token {token}"} if token else {}
 
 
-def _call(http: requests.Session, method: str, url: str, **kwargs: Any) -> requests.Response:
+def _call(
+    http: requests.Session, method: str, url: str, missing_ok: bool = False, **kwargs: Any
+) -> requests.Response:
+    """The response (TargetError for a failure or a status >= 300; ``missing_ok``: but 404)."""
     try:
         response = http.request(method, url, timeout=TIMEOUT_S, **kwargs)
     except requests.RequestException as error:
         raise TargetError(f"influxdb: {method} {url} failed: {error}") from error
-    if response.status_code >= 300 and not (method == "DELETE" and response.status_code == 404):
+    if response.status_code >= 300 and not (missing_ok and response.status_code == 404):
         path = url.split("/", 3)[-1]
         raise TargetError(
             f"influxdb: {method} /{path} answered {response.status_code}: {response.text[:300]}"
@@ -72,7 +75,9 @@ def org_id(http: requests.Session, url: str, org: str) -> str:
 
 def bucket_id(http: requests.Session, url: str, org: str, bucket: str) -> str | None:
     params = {"org": org, "name": bucket}
-    buckets = _call(http, "GET", f"{url}/api/v2/buckets", params=params).json().get("buckets") or []
+    # 2.7 answers 404 for a name no bucket has
+    found = _call(http, "GET", f"{url}/api/v2/buckets", missing_ok=True, params=params)
+    buckets = found.json().get("buckets") or []
     return buckets[0]["id"] if buckets else None
 
 
@@ -81,7 +86,7 @@ def recreate_bucket(http: requests.Session, url: str, org: str, bucket: str) -> 
     retention (as 1.x's ``autogen``); returns its new id."""
     existing = bucket_id(http, url, org, bucket)
     if existing:
-        _call(http, "DELETE", f"{url}/api/v2/buckets/{existing}")
+        _call(http, "DELETE", f"{url}/api/v2/buckets/{existing}", missing_ok=True)
     body = {"orgID": org_id(http, url, org), "name": bucket, "retentionRules": []}
     return _call(http, "POST", f"{url}/api/v2/buckets", json=body).json()["id"]
 

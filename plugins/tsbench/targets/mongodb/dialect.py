@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tsbench.targets.mongodb import pipelines
+from tsbench.targets.mongodb import iot_pipelines, pipelines
+from tsbench.targets.mongodb.iot_dialect import HourlyIotRows
 from tsbench.targets.mongodb.pipelines import (
     RowFilter,
     RowSource,
@@ -150,5 +151,8 @@ class HourlyRows(RowSource):
 
 
 def render(query: LogicalQuery, entity_key: str = "hostname") -> str:
-    """The query as Extended JSON ``{"collection", "columns", "pipeline"}`` over hour documents."""
+    """The query as Extended JSON ``{"collection", "columns", "pipeline"}`` over hour documents
+    (the iot types: ``iot_pipelines`` over ``iot_dialect.HourlyIotRows``)."""
+    if query.query_type.kind in iot_pipelines.PIPELINES:
+        return iot_pipelines.render(query, HourlyIotRows(entity_key))
     return pipelines.render(query, HourlyRows(entity_key))

@@ -9,9 +9,10 @@ the newest bucket per series.
 
 from __future__ import annotations
 
-from tsbench.targets.mongodb import pipelines
+from tsbench.targets.mongodb import iot_pipelines, pipelines
 from tsbench.targets.mongodb.pipelines import RowFilter, RowSource, Stage
 from tsbench.targets.mongodb_naive.events import META
+from tsbench.targets.mongodb_naive.iot_dialect import EventIotRows
 from tsbench.workload.queries import LogicalQuery
 
 
@@ -38,5 +39,8 @@ class EventRows(RowSource):
 
 
 def render(query: LogicalQuery, entity_key: str = "hostname") -> str:
-    """The query as Extended JSON ``{"collection", "columns", "pipeline"}`` over event documents."""
+    """The query as Extended JSON ``{"collection", "columns", "pipeline"}`` over event documents
+    (the iot types: ``iot_pipelines`` over ``iot_dialect.EventIotRows``)."""
+    if query.query_type.kind in iot_pipelines.PIPELINES:
+        return iot_pipelines.render(query, EventIotRows(entity_key))
     return pipelines.render(query, EventRows(entity_key))

@@ -13,41 +13,19 @@ are written as UTC literals.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
 
-from tsbench.timeutil import NS_PER_SECOND
+from tsbench.targets.postgres.iot_dialect import IotSql
+from tsbench.targets.postgres.sql_text import instant, interval, literal
+from tsbench.workload.iot_query_types import IOT_KINDS, function_name
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.query_types import Kind
 
+__all__ = ["AGGREGATES", "RENDERERS", "SqlDialect", "instant", "interval", "literal"]
+
 AGGREGATES = {"max": "max", "mean": "avg", "avg": "avg", "count": "count", "sum": "sum"}
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def instant(ns: int) -> str:
-    """``TIMESTAMPTZ '2016-01-01 00:00:00+00'`` (µs precision: PostgreSQL's own)."""
-    if ns % 1_000:
-        raise ValueError(f"{ns} ns is not a whole microsecond; PostgreSQL keeps µs")
-    moment = _EPOCH + timedelta(microseconds=ns // 1_000)
-    body = moment.strftime("%Y-%m-%d %H:%M:%S")
-    if moment.microsecond:
-        body += f".{moment.microsecond:06d}"
-    return f"TIMESTAMPTZ '{body}+00'"
-
-
-def interval(ns: int) -> str:
-    """``'60 seconds'`` (µs precision)."""
-    if ns % NS_PER_SECOND == 0:
-        return f"'{ns // NS_PER_SECOND} seconds'"
-    if ns % 1_000:
-        raise ValueError(f"{ns} ns is not a whole microsecond")
-    return f"'{ns // 1_000} microseconds'"
-
-
-def literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
-class SqlDialect:
+class SqlDialect(IotSql):
     """Renders logical queries for PostgreSQL; subclasses change ``bucket`` only."""
 
     tags_table = "tags"
@@ -164,4 +142,5 @@ RENDERERS: dict[Kind, str] = {
     Kind.READ: "read",
     Kind.SCAN: "scan",
     Kind.RANGE_AGG: "range_agg",
+    **{kind: function_name(kind) for kind in IOT_KINDS},  # IotSql's methods
 }

@@ -1,4 +1,5 @@
-"""QuestDB SQL for every logical query kind (one render function per ``Kind``).
+"""QuestDB SQL for the devops and YCSB-TS query kinds (one render function per ``Kind``; TSBS's iot
+kinds are ``iot_dialect.py``'s).
 
 Conventions (checked against the oracle by tests/integration/test_questdb.py):
 

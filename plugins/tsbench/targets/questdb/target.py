@@ -33,7 +33,7 @@ from tsbench.targets.base import (
 )
 from tsbench.targets.httpclient import LeanHttp
 from tsbench.targets.lineprotocol import LineBuilder, LineFormat
-from tsbench.targets.questdb import dialect, rollup
+from tsbench.targets.questdb import dialect, iot_dialect, rollup
 from tsbench.targets.questdb.rest import QuestDBRestSession
 from tsbench.targets.questdb.rollup_target import QuestDBRollups
 from tsbench.targets.questdb.server import QuestDBServer
@@ -293,7 +293,9 @@ class QuestDBTarget(QuestDBRollups, Target):
         return int(self._admin(f"SELECT count() FROM {measurement}")[0][0])
 
     def render(self, query: LogicalQuery) -> str:
-        return dialect.render(query)
+        """Devops and YCSB-TS kinds by ``dialect``, TSBS's iot kinds by ``iot_dialect``."""
+        iot = iot_dialect.RENDERERS.get(query.query_type.kind)
+        return iot(query, query.entity, query.measurement) if iot else dialect.render(query)
 
     def session(self) -> QuestDBRestSession:
         """REST ``/exec`` (TSBS's protocol for QuestDB), the JSON body received whole as bytes and

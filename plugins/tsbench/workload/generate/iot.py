@@ -27,9 +27,9 @@ import numpy as np
 from tsbench.spec import DatasetSpec
 from tsbench.workload.generate.common import Chunk, ClampedWalk, choose, stream
 from tsbench.workload.generate.simulator import MeasurementChunk, Simulator
-from tsbench.workload.usecases import IOT_MEASUREMENTS
+from tsbench.workload.usecases import IOT_FLEETS, IOT_MEASUREMENTS
 
-FLEETS = ("East", "West", "North", "South")
+FLEETS = IOT_FLEETS
 DRIVERS = ("Derek", "Rodney", "Albert", "Andy", "Seth", "Trish")
 DEVICE_VERSIONS = ("v1.0", "v1.5", "v2.0", "v2.3")
 # model → (load_capacity kg, fuel_capacity l, nominal_fuel_consumption l/100 km)
