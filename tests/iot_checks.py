@@ -18,11 +18,11 @@ from dataclasses import replace
 from tsbench.targets.base import Target
 from tsbench.workload.answers import Answer, compare
 from tsbench.workload.dataset import Dataset
+from tsbench.workload.iot_query_types import FAMILY
 from tsbench.workload.oracle import Oracle
 from tsbench.workload.queries import DataRange, LogicalQuery, generate_queries
-from tsbench.workload.query_types import QUERY_TYPES
+from tsbench.workload.query_types import QUERY_TYPES, types_of
 
-FAMILY = "iot"
 PROBES = {
     "low-fuel": 0.6,
     "high-load": 0.5,
@@ -37,7 +37,8 @@ RARELY_ANSWERED = frozenset({"low-fuel", "high-load", "stationary-trucks"})
 
 
 def iot_types() -> list[str]:
-    return [name for name, qtype in QUERY_TYPES.items() if qtype.family == FAMILY]
+    """The iot types of the catalogue (the probes too, while registered)."""
+    return types_of([FAMILY])
 
 
 @contextmanager

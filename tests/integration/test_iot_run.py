@@ -55,5 +55,12 @@ def test_an_iot_run_stores_nameless_trucks_on_every_target(tmp_path: Path, datas
     report = html.unescape((out / "iot" / "report" / "report.html").read_text())
     assert "Rows it cannot keep as they are:" in report and "nameless iot row" in report
     refused = comparison["results"]["100"]["targets"]["influxdb"]["queries"]["unsupported"]
-    assert set(refused) == {"avg-daily-driving-session", "daily-activity", "breakdown-frequency"}
+    assert set(refused) == {
+        "last-loc",
+        "low-fuel",
+        "high-load",
+        "avg-daily-driving-session",
+        "daily-activity",
+        "breakdown-frequency",
+    }
     assert all(reason in report for reason in refused.values())  # said in the report, with why

@@ -17,9 +17,10 @@ from typing import Any
 
 from tsbench.targets.base import TargetError
 from tsbench.targets.griddb.client import Connection, java, translated
+from tsbench.targets.griddb.container import PORTS
 
 DRIVER = "com.toshiba.mwcloud.gs.sql.Driver"
-DEFAULT_SQL_PORT = 20001  # GridDB's default sql servicePort (docker, cloud)
+DEFAULT_SQL_PORT = PORTS["sql"]  # GridDB's default sql servicePort (docker, cloud)
 
 
 def url(connection: Connection) -> str:
