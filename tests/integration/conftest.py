@@ -17,6 +17,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
+from iot_checks import answers_against_the_oracle
 
 from tsbench.runner import TargetPhases
 from tsbench.runtimes.local import LocalRuntime, LocalServer
@@ -26,7 +27,7 @@ from tsbench.workload.answers import Answer, compare
 from tsbench.workload.dataset import Dataset
 from tsbench.workload.oracle import Oracle
 from tsbench.workload.queries import DataRange, LogicalQuery, generate_queries
-from tsbench.workload.query_types import QUERY_TYPES
+from tsbench.workload.query_types import QUERY_TYPES, types_of
 
 pytestmark = pytest.mark.integration
 
@@ -161,33 +162,8 @@ def check_all_queries(
     Returns the number of non-empty answers per type run (so a test can insist the check was not
     vacuous).
     """
-    oracle = Oracle(dataset)
-    families = dataset.use_case.query_families
-    supported = [
-        name
-        for name, qtype in QUERY_TYPES.items()
-        if qtype.family in families and name not in target.capabilities.unsupported
-    ]
-    queries = generate_queries(DataRange.of(dataset), supported, per_type, seed)
-    session = target.session()
-    nonempty: dict[str, int] = {}
-    failures = []
-    try:
-        for query in queries:
-            text = (render or target.render)(query)
-            if text is None:
-                continue
-            actual = Answer.build(query.query_type, session.execute(text), query.fields)
-            expected = oracle.answer(query)
-            result = compare(expected, actual)
-            if not result.ok:
-                failures.append(f"{query.id}: {result.reason}\n  query: {text}\n  diff: {result.diff[:2]}")
-            nonempty[query.type] = nonempty.get(query.type, 0) + bool(expected.rows)
-    finally:
-        session.close()
-        oracle.close()
-    assert not failures, "answers differ from the oracle:\n" + "\n".join(failures)
-    return nonempty
+    names = [n for n in types_of(dataset.use_case.query_families) if n not in target.capabilities.unsupported]
+    return answers_against_the_oracle(target, dataset, names, per_type, seed, render)
 
 
 def check_ycsb_ts(target: Target, dataset: Dataset) -> None:

@@ -15,11 +15,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import socket
 import subprocess
 import tarfile
 import time
-import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import SimpleNamespace
@@ -30,9 +28,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
-from integration.builds import wait_for_build
+from targets.griddb_serving import closed_port, java_or_skip, load, served
 
-from tsbench.runtimes.local import LocalRuntime
 from tsbench.spec import DatasetSpec
 from tsbench.targets.base import Endpoint, TargetError
 from tsbench.targets.griddb import client, combine, dialect
@@ -180,23 +177,12 @@ def test_entity_names_griddb_cannot_keep_apart_are_refused() -> None:
 
 @pytest.fixture(scope="module")
 def java() -> Any:
-    try:
-        return client.java()
-    except TargetError as error:
-        if "install_client.sh failed" in str(error):
-            pytest.skip(f"the GridDB Java client cannot be installed here: {error}")
-        raise
-
-
-def _closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]  # nothing listens once the probe is closed
+    return java_or_skip()
 
 
 def _offline_store(java: Any) -> client.Store:
     """A real GridStore object that has not talked to any server (building rows needs none)."""
-    return client.Store(client.Connection("127.0.0.1", _closed_port(), "tsbench", "admin", "x"), check=False)
+    return client.Store(client.Connection("127.0.0.1", closed_port(), "tsbench", "admin", "x"), check=False)
 
 
 def test_the_jvm_runs_without_pythons_fault_handler(java: Any) -> None:
@@ -240,7 +226,7 @@ def test_java_rows_built_from_the_payload_are_the_datasets_rows(
 
 
 def test_the_client_fails_clearly_against_a_closed_port(java: Any) -> None:
-    port = _closed_port()
+    port = closed_port()
     connection = client.Connection("127.0.0.1", port, "tsbench", "admin", "secret-pw", failover_timeout_s=1)
     started = time.monotonic()
     with pytest.raises(TargetError) as raised:
@@ -254,7 +240,7 @@ def test_the_client_fails_clearly_against_a_closed_port(java: Any) -> None:
 def test_writer_and_session_of_the_target_fail_clearly_when_nothing_listens(java: Any) -> None:
     use_case = get_use_case("cpu-only")
     tags = pa.table({tag: pa.array([f"{tag}_0"]) for tag in use_case.entity_tags})
-    ports = {role: _closed_port() for role in ("transaction", "system", "cluster", "sync", "sql")}
+    ports = {role: closed_port() for role in ("transaction", "system", "cluster", "sync", "sql")}
     endpoint = Endpoint("127.0.0.1", ports, "admin", "public", extra={"failover_timeout_s": 1}, secrets={})
     target = GridDBTarget(endpoint, use_case, tags)
     with pytest.raises(TargetError, match=r"connecting to 127\.0\.0\.1"):
@@ -696,36 +682,11 @@ def iot_nameless(dataset_cache: Path) -> Dataset:
     return ensure_dataset(spec, dataset_cache)[0]
 
 
-def _load(target: GridDBTarget, dataset: Dataset) -> None:
-    """A fresh schema, then every batch (named and nameless rows mixed) through one writer."""
-    target.create_schema()
-    writer = target.writer()
-    try:
-        for measurement in dataset.measurements:
-            for batch in dataset.iter_batches(measurement, 2_000):
-                assert writer.write(measurement, batch) == batch.num_rows
-    finally:
-        writer.close()
-
-
 @pytest.fixture(scope="module")
 def griddb_iot(iot_nameless: Dataset, java: Any) -> Iterator[GridDBTarget]:
     """The built gsserver, started by the local runtime, with ``iot_nameless`` loaded."""
-    wait_for_build("TSBENCH_GRIDDB_BUILD_STATUS", "GridDB 5.9.0 (targets/griddb/build.sh)")
-    root = Path("/var/tmp/tsbench-tests") / uuid.uuid4().hex[:8]
-    root.mkdir(parents=True)
-    runtime, instance = LocalRuntime(root), f"griddb-{uuid.uuid4().hex[:6]}"
-    try:
-        server = runtime.provision(GridDBTarget, instance)
-        target = GridDBTarget(server.endpoint(), iot_nameless.use_case, iot_nameless.tags())
-        try:
-            _load(target, iot_nameless)
-            yield target
-        finally:
-            target.close()
-    finally:
-        runtime.teardown(instance)
-        root.rmdir()  # empty once the instance is torn down
+    with served(iot_nameless) as target:
+        yield target
 
 
 def _sorted_rows(table: pa.Table, names: Sequence[str]) -> list[tuple[Any, ...]]:
@@ -780,7 +741,7 @@ def test_the_nameless_collections_are_recreated_empty_and_reloaded_once(
     assert {f"{m}_nameless" for m in iot_nameless.measurements} <= names
     assert all(not _stored_nameless(griddb_iot, m) for m in iot_nameless.measurements)
     assert not any(griddb_iot.row_count(m) for m in iot_nameless.measurements)
-    _load(griddb_iot, iot_nameless)
+    load(griddb_iot, iot_nameless)
     for measurement, rows in iot_nameless.rows.items():
         assert griddb_iot.row_count(measurement) == rows, measurement
         assert _stored_nameless(griddb_iot, measurement) == _dataset_nameless(iot_nameless, measurement)

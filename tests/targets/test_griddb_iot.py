@@ -12,18 +12,14 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import time
-import uuid
 from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
-from integration.builds import wait_for_build
 from iot_checks import PROBES, check_iot_queries, iot_types, probe_types
+from targets.griddb_serving import closed_port, java_or_skip, served
 
-from tsbench.runtimes.local import LocalRuntime
 from tsbench.targets.base import Target, TargetError
 from tsbench.targets.griddb import client, jdbc
 from tsbench.targets.griddb.dialect import ceil_millis, timestamp
@@ -86,13 +82,8 @@ def test_a_fleet_without_trucks_reads_nothing_and_answers_empty(iot_dataset: Dat
 
 
 def test_the_sql_connection_fails_clearly_against_a_closed_port() -> None:
-    try:
-        client.java()
-    except TargetError as error:
-        pytest.skip(f"the GridDB client jars cannot be installed here: {error}")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    java_or_skip()
+    port = closed_port()
     connection = client.Connection(
         "127.0.0.1", 1, "tsbench", "admin", "secret-pw", failover_timeout_s=1, sql_port=port
     )
@@ -110,28 +101,8 @@ def test_the_sql_connection_fails_clearly_against_a_closed_port() -> None:
 @pytest.fixture(scope="module")
 def griddb_iot(iot_dataset: Dataset) -> Iterator[GridDBTarget]:
     """The built gsserver, started by the local runtime, with ``iot_dataset`` loaded."""
-    wait_for_build("TSBENCH_GRIDDB_BUILD_STATUS", "GridDB 5.9.0 (targets/griddb/build.sh)")
-    root = Path("/var/tmp/tsbench-tests") / uuid.uuid4().hex[:8]
-    root.mkdir(parents=True)
-    runtime, instance = LocalRuntime(root), f"griddb-{uuid.uuid4().hex[:6]}"
-    try:
-        server = runtime.provision(GridDBTarget, instance)
-        target = GridDBTarget(server.endpoint(), iot_dataset.use_case, iot_dataset.tags())
-        try:
-            target.create_schema()
-            writer = target.writer()
-            try:
-                for measurement in iot_dataset.measurements:
-                    for batch in iot_dataset.iter_batches(measurement, 5_000):
-                        writer.write(measurement, batch)
-            finally:
-                writer.close()
-            yield target
-        finally:
-            target.close()
-    finally:
-        runtime.teardown(instance)
-        root.rmdir()  # empty once the instance is torn down
+    with served(iot_dataset) as target:
+        yield target
 
 
 @pytest.mark.integration
