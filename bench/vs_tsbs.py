@@ -4,11 +4,13 @@ and our client's ceiling into do-nothing endpoints. TSBS is built from the vendo
 
     .venv/bin/python bench/vs_tsbs.py [--targets questdb,influxdb,postgres,timescaledb]
         [--scale 100] [--hours 24] [--workers 1,2,4] [--trials 3] [--types default|all|a,b]
-        [--queries 30] [--min-run-s 1] [--query-trials 5] [--query-workers 2]
+        [--queries 30] [--min-run-s 3] [--query-trials 5] [--query-workers 2]
         [--sections generator,load,ceiling,queries]
 
 ``--queries`` is the least number of queries per type; a type whose run would last under
-``--min-run-s`` gets more (the same number on every side), so that start-up does not weigh.
+``--min-run-s`` gets more (the same number on every side), so that start-up does not weigh and
+a run spans the server's own jitter (QuestDB's small types on 2 cores: ±15 % between 1-s runs on
+either side, a few % between 3-s runs).
 
 Trials alternate sides (ABBA order after one warm-up per side); medians with min–max are
 printed and written to ``reports/out/bench/vs_tsbs.json``. Nothing else should run meanwhile:
@@ -59,7 +61,7 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--trials", type=int, default=3)
     parser.add_argument("--types", default="default")
     parser.add_argument("--queries", type=int, default=30)
-    parser.add_argument("--min-run-s", type=float, default=1.0)
+    parser.add_argument("--min-run-s", type=float, default=3.0)
     parser.add_argument("--query-trials", type=int, default=5)
     parser.add_argument("--query-workers", type=int, default=2)
     parser.add_argument("--sections", default="generator,load,ceiling,queries")

@@ -31,7 +31,7 @@ from tsbench.workload.oracle import Oracle
 from tsbench.workload.queries import DataRange, LogicalQuery, generate_queries
 
 SIDES = ("tsbs", "same_text", "own_text")
-MAX_QUERIES = 3000
+MAX_QUERIES = 10_000
 
 
 def _tsbs_file(bin_dir: Path, name: str, qtype: str, count: int, args: Any, work: Path) -> Any:
