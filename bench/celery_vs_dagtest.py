@@ -63,8 +63,42 @@ def _pull_run(minio: MinioServer, bucket: str, local: Path) -> Path:
     return local / name
 
 
-def celery_side(conf: dict[str, Any], work: Path) -> tuple[dict[str, Any], list[dict[str, Any]], Path]:
-    """One run under the Celery form: (the run, its task instances, its run folder pulled here)."""
+def component_cpu_s(home: Path) -> dict[str, float]:
+    """CPU-s (user + system) used so far by each of the deployment's processes started from
+    ``$AIRFLOW_HOME/celery/pids/NAME.pid`` (scheduler, API server, DAG processor, triggerer, Redis,
+    workers), with their live descendants and the children they reaped."""
+    import psutil
+
+    used = {}
+    for pid_file in sorted((home / "celery" / "pids").glob("*.pid")):
+        try:
+            root = psutil.Process(int(pid_file.read_text()))
+            tree = [root, *root.children(recursive=True)]
+        except (psutil.Error, ValueError):
+            continue
+        total = 0.0
+        for process in tree:
+            try:
+                times = process.cpu_times()
+            except psutil.Error:
+                continue
+            total += times.user + times.system + times.children_user + times.children_system
+        used[pid_file.stem] = total
+    return used
+
+
+def print_component_cpu(before: dict[str, float], after: dict[str, float], wall_s: float) -> None:
+    print("  CPU-s of the deployment's processes during the run (workers include their tasks):")
+    for name in sorted(after):
+        used = after[name] - before.get(name, 0.0)
+        print(f"    {name:<14} {used:8.1f} CPU-s = {100 * used / wall_s:5.1f} % of one core")
+
+
+def celery_side(
+    conf: dict[str, Any], work: Path
+) -> tuple[dict[str, Any], list[dict[str, Any]], Path, tuple[dict[str, float], dict[str, float]]]:
+    """One run under the Celery form: (the run, its task instances, its run folder pulled here,
+    the deployment's processes' CPU-s before and after the run)."""
     for folder in ("minio", "deployment"):
         (work / folder).mkdir(parents=True, exist_ok=True)
     with running_minio(work / "minio") as minio:
@@ -77,10 +111,12 @@ def celery_side(conf: dict[str, Any], work: Path) -> tuple[dict[str, Any], list[
             **minio.aws_environment(),
         }
         with airflow_ui(work / "deployment", env) as deployment:
+            before = component_cpu_s(deployment.home)
             run_id = deployment.trigger(DAG, conf)
             run = deployment.wait_for_run(DAG, run_id, timeout_s=3600)
+            after = component_cpu_s(deployment.home)
             instances = deployment.task_instances(DAG, run_id)
-        return run, instances, _pull_run(minio, bucket, work / "pulled")
+        return run, instances, _pull_run(minio, bucket, work / "pulled"), (before, after)
 
 
 def print_latencies(instances: list[dict[str, Any]]) -> None:
@@ -114,7 +150,7 @@ def main() -> None:
     from tsbench.airflow.params import DEFAULTS
 
     conf = {**DEFAULTS, "scales": [args.scale], "duration": args.duration, "targets": args.targets.split(",")}
-    run, instances, folder = celery_side(conf, work)
+    run, instances, folder, cpu = celery_side(conf, work)
     (work / "celery_run.json").write_text(json.dumps({"run": run, "task_instances": instances}))
     local = dag_test_side(args.targets, args.scale, args.duration, work / "dag_test.json")
     celery_wall = _stamp(run["end_date"]) - _stamp(run["start_date"])
@@ -124,6 +160,7 @@ def main() -> None:
     print(f"Celery form, 2 workers, MinIO run store: run {run['state']}")
     print_shares(celery_wall, measured_work(folder, args.scale))
     print(f"  wall ratio Celery / dag.test()     {celery_wall / local['wall']:.2f}")
+    print_component_cpu(*cpu, celery_wall)
     print_latencies(instances)
 
 

@@ -106,6 +106,9 @@ export AIRFLOW__CELERY__BROKER_URL_CMD="cat $secrets/broker_url"
 # -- Airflow ---------------------------------------------------------------------------------------
 api_port="${AIRFLOW__API__PORT:-8080}"
 export AIRFLOW__CORE__EXECUTOR=CeleryExecutor
+# Airflow's Celery settings plus modules each worker imports once before forking its task processes
+# (plugins/tsbench/airflow/celery_config.py): a task no longer imports them again.
+export AIRFLOW__CELERY__CELERY_CONFIG_OPTIONS="${AIRFLOW__CELERY__CELERY_CONFIG_OPTIONS:-tsbench.airflow.celery_config.CELERY_CONFIG}"
 export AIRFLOW__API__HOST="${AIRFLOW__API__HOST:-127.0.0.1}"
 export AIRFLOW__API__PORT="$api_port"
 export AIRFLOW__CORE__EXECUTION_API_SERVER_URL="http://127.0.0.1:$api_port/execution/"

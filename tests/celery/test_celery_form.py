@@ -281,6 +281,7 @@ def test_two_targets_on_two_workers_one_killed_while_loading(
     assert (deployment.home / "celery" / "secrets" / "sql_alchemy_conn").read_text().startswith("postgresql")
     health = deployment.get("/monitor/health")
     assert health["metadatabase"]["status"] == "healthy"
+    _assert_workers_preloaded(deployment)
     run_id = deployment.trigger(DAG, LOCAL_CONF)
     killed, victim = _second_load(deployment, run_id)
     time.sleep(2.0)  # rows are arriving
@@ -357,6 +358,14 @@ def _assert_retried_once(
     body = json.loads(minio_server.client().get_object(Bucket=store, Key=record)["Body"].read())
     assert body["row_count_ok"] is True
     assert [trial["row_counts"] for trial in body["trials"]] == [ROWS]  # loaded once
+
+
+def _assert_workers_preloaded(deployment: AirflowDeployment) -> None:
+    """Each worker's own process (which runs no task) loaded pyarrow: its task processes, forked
+    from it, start with ``tsbench.airflow.preload``'s modules (``celery_config``)."""
+    for pid_file in sorted((deployment.home / "celery" / "pids").glob("worker-*.pid")):
+        mapped = psutil.Process(int(pid_file.read_text())).memory_maps()
+        assert any("libarrow" in m.path for m in mapped), f"{pid_file.stem} did not preload pyarrow"
 
 
 def _kill_worker(deployment: AirflowDeployment, worker: str) -> None:

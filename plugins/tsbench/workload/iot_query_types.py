@@ -110,6 +110,20 @@ def by_kind(functions: Mapping[str, Any], prefix: str = "") -> dict[Kind, Any]:
     }
 
 
+def fleet_of(query: Any) -> str:
+    """The fleet a fleet type's query reads; ``ValueError`` naming the query when it has none."""
+    if query.fleet is None:
+        raise ValueError(f"{query.id}: a fleet query needs a fleet")
+    return str(query.fleet)
+
+
+def window_of(query: Any) -> tuple[int, int]:
+    """The ``[start_ns, end_ns)`` window of a windowed type's query; ``ValueError`` without one."""
+    if query.start_ns is None or query.end_ns is None:
+        raise ValueError(f"{query.id}: a windowed iot query needs start_ns and end_ns")
+    return int(query.start_ns), int(query.end_ns)
+
+
 def long_session_buckets(rest_minutes_per_hour: int, window_ns: int) -> int:
     """TSBS's threshold: the 10-minute buckets of the window less ``rest`` minutes per hour
     (4 h, 5 min/h → 22; 24 h, 35 min/h → 60)."""

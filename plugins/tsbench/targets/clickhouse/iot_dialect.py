@@ -33,6 +33,8 @@ from tsbench.workload.iot_query_types import (
     DAY_NS,
     TEN_MINUTES_NS,
     by_kind,
+    fleet_of,
+    window_of,
 )
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.query_kinds import Kind
@@ -49,15 +51,12 @@ def _threshold(query: LogicalQuery) -> str:
 
 
 def _fleet(query: LogicalQuery) -> str:
-    if query.fleet is None:
-        raise ValueError(f"{query.id}: a fleet query needs a fleet")
-    return f"{NAMED} AND fleet = {literal(query.fleet)}"
+    return f"{NAMED} AND fleet = {literal(fleet_of(query))}"
 
 
 def _window(query: LogicalQuery) -> str:
-    if query.start_ns is None or query.end_ns is None:
-        raise ValueError(f"{query.id}: a windowed iot query needs start_ns and end_ns")
-    return f"{TS} >= {instant(query.start_ns)} AND {TS} < {instant(query.end_ns)}"
+    start_ns, end_ns = window_of(query)
+    return f"{TS} >= {instant(start_ns)} AND {TS} < {instant(end_ns)}"
 
 
 def _last_rows(query: LogicalQuery, fields: tuple[str, ...]) -> str:

@@ -33,7 +33,7 @@ from typing import Any
 
 from tsbench.targets.griddb.dialect import ceil_millis, quoted, timestamp
 from tsbench.targets.griddb.layout import MILLIS_PER_NS, TAGS_CONTAINER, TIME, container_name
-from tsbench.workload.iot_query_types import ACTIVITY_DIVISOR, BUCKETS_PER_HOUR, DAY_NS, by_kind
+from tsbench.workload.iot_query_types import ACTIVITY_DIVISOR, BUCKETS_PER_HOUR, DAY_NS, by_kind, fleet_of
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.query_kinds import Kind
 
@@ -104,9 +104,7 @@ def last_rows(query: LogicalQuery, trucks: Sequence[str], columns: Sequence[str]
 
 
 def in_fleet(query: LogicalQuery) -> str:
-    if query.fleet is None:
-        raise ValueError(f"{query.id}: a fleet query without a fleet")
-    return f"g.fleet = {literal(query.fleet)}"
+    return f"g.fleet = {literal(fleet_of(query))}"
 
 
 def last_loc(query: LogicalQuery, trucks: Sequence[str]) -> str:

@@ -29,6 +29,8 @@ from tsbench.workload.iot_query_types import (
     IOT_ANSWER_COLUMNS,
     IOT_KINDS,
     by_kind,
+    fleet_of,
+    window_of,
 )
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.query_kinds import Kind
@@ -49,13 +51,12 @@ def _head(query: LogicalQuery, equal: tuple[str, str] | None = None) -> str:
 
 
 def _fleet(query: LogicalQuery) -> str:
-    assert query.fleet is not None, f"{query.id} has no fleet"
-    return f'"fleet" = {literal(query.fleet)}'
+    return f'"fleet" = {literal(fleet_of(query))}'
 
 
 def _fleet_window(query: LogicalQuery) -> str:
-    assert query.start_ns is not None and query.end_ns is not None, f"{query.id} has no window"
-    return f"{_fleet(query)} AND time >= {int(query.start_ns)} AND time < {int(query.end_ns)}"
+    start_ns, end_ns = window_of(query)
+    return f"{_fleet(query)} AND time >= {start_ns} AND time < {end_ns}"
 
 
 def _buckets(query: LogicalQuery) -> str:

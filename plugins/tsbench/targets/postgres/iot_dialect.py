@@ -12,7 +12,14 @@ Nameless rows have ``tags_id`` NULL, so every join with ``tags`` leaves them out
 from __future__ import annotations
 
 from tsbench.targets.postgres.sql_text import instant, literal
-from tsbench.workload.iot_query_types import ACTIVITY_DIVISOR, BUCKETS_PER_HOUR, DAY_NS, TEN_MINUTES_NS
+from tsbench.workload.iot_query_types import (
+    ACTIVITY_DIVISOR,
+    BUCKETS_PER_HOUR,
+    DAY_NS,
+    TEN_MINUTES_NS,
+    fleet_of,
+    window_of,
+)
 from tsbench.workload.queries import LogicalQuery
 
 
@@ -27,8 +34,7 @@ class IotSql:
 
     def _trucks(self, query: LogicalQuery) -> str:
         """The named trucks of the query's fleet (a condition on ``tags t``)."""
-        assert query.fleet is not None, f"{query.id} has no fleet"
-        return f"t.name IS NOT NULL AND t.fleet = {literal(query.fleet)}"
+        return f"t.name IS NOT NULL AND t.fleet = {literal(fleet_of(query))}"
 
     def _last_rows(self, query: LogicalQuery, columns: str) -> str:
         newest = (
@@ -52,8 +58,8 @@ class IotSql:
         return f"SELECT t.name, t.driver, d.current_load {rows} AND {above}"
 
     def _window(self, query: LogicalQuery, column: str = "time") -> str:
-        assert query.start_ns is not None and query.end_ns is not None, f"{query.id} has no window"
-        return f"{column} >= {instant(query.start_ns)} AND {column} < {instant(query.end_ns)}"
+        start_ns, end_ns = window_of(query)
+        return f"{column} >= {instant(start_ns)} AND {column} < {instant(end_ns)}"
 
     def stationary(self, query: LogicalQuery) -> str:
         return (

@@ -22,7 +22,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tsbench.targets.questdb.dialect import TS, instant, literal, stride
-from tsbench.workload.iot_query_types import ACTIVITY_DIVISOR, BUCKETS_PER_HOUR, DAY_NS, by_kind
+from tsbench.workload.iot_query_types import (
+    ACTIVITY_DIVISOR,
+    BUCKETS_PER_HOUR,
+    DAY_NS,
+    by_kind,
+    fleet_of,
+    window_of,
+)
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.query_kinds import Kind
 
@@ -34,15 +41,12 @@ def _named(entity: str) -> str:
 
 
 def _fleet(query: LogicalQuery, entity: str) -> str:
-    if query.fleet is None:
-        raise ValueError(f"{query.id}: a fleet query needs a fleet")
-    return f"{_named(entity)} AND fleet = {literal(query.fleet)}"
+    return f"{_named(entity)} AND fleet = {literal(fleet_of(query))}"
 
 
 def _window(query: LogicalQuery) -> str:
-    if query.start_ns is None or query.end_ns is None:
-        raise ValueError(f"{query.id}: a windowed iot query needs start_ns and end_ns")
-    return f"{TS} >= {instant(query.start_ns)} AND {TS} < {instant(query.end_ns)}"
+    start_ns, end_ns = window_of(query)
+    return f"{TS} >= {instant(start_ns)} AND {TS} < {instant(end_ns)}"
 
 
 def _bucket(query: LogicalQuery) -> str:

@@ -1,0 +1,39 @@
+"""What a Celery worker of the Celery form imports once, before it forks its task processes
+(``tsbench.airflow.celery_config``): the DAG factory, the modules every branch task and the
+dataset / oracle / post-run steps import, and the third-party libraries under them (pyarrow,
+psycopg, DuckDB, boto3 for the run store and the remote task logs).
+
+Importing only: nothing here opens a connection or a file or starts a Python thread (pyarrow's
+allocator starts jemalloc's background thread, which is fork-aware: a forked child starts its own),
+so forking after it is as safe as forking before (``tests/unit/test_celery_preload.py``). A
+database's client library is imported with its target, when a task first needs it
+(``targets.registry.load_target``), not here.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+PRELOADED = (
+    "tsbench.airflow.comparison_dag",
+    "tsbench.group_phases",
+    "tsbench.run_setup",
+    "tsbench.results.workspace",
+    "tsbench.results.model",
+    "tsbench.lease",
+    "tsbench.measure.load",
+    "tsbench.measure.query_runner",
+    "tsbench.workload.oracle",
+    "tsbench.comparison",
+    "pyarrow.parquet",
+    "pyarrow.compute",
+    "pyarrow.fs",
+    "fsspec.implementations.arrow",
+    "psycopg",
+    "duckdb",
+    "boto3",
+    "airflow.providers.amazon.aws.log.s3_task_handler",
+)
+
+for _name in PRELOADED:
+    importlib.import_module(_name)
