@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 from datetime import datetime
-from typing import Any
+from pathlib import Path
 
 import pytest
 
@@ -43,11 +43,20 @@ def test_starting_the_ui_runs_nothing_unasked(deployment: AirflowDeployment) -> 
     assert runs["total_entries"] == 0, [(r["dag_id"], r["run_type"]) for r in runs["dag_runs"]]
 
 
-def _branch_windows(instances: list[dict[str, Any]]) -> dict[str, tuple[float, float]]:
-    """Per branch label: from acquire_machine's end (lease taken) to teardown's end (given back)."""
-    start = {ti["rendered_map_index"]: ti for ti in instances if ti["task_id"] == "benchmark.acquire_machine"}
-    end = {ti["rendered_map_index"]: ti for ti in instances if ti["task_id"] == "benchmark.teardown"}
-    return {label: (_stamp(start[label]["end_date"]), _stamp(end[label]["end_date"])) for label in start}
+def _written(path: Path) -> float:
+    return path.stat().st_mtime
+
+
+def _branch_windows(results: Path) -> dict[str, tuple[float, float]]:
+    """Per target folder of the run: from its ``acquire_machine`` record (written once the lease is
+    taken) to its ``teardown`` record (written before the lease is given back). The tasks' end
+    dates would not do: a teardown task still reports its end after the release, by which time the
+    next branch may have taken the lease and ended its own task."""
+    return {
+        folder.name: (_written(folder / "acquire_machine.json"), _written(folder / "teardown.json"))
+        for folder in results.glob("*/scale-*/targets/*")
+        if (folder / "teardown.json").is_file()
+    }
 
 
 def test_two_targets_through_the_rest_api(deployment: AirflowDeployment) -> None:
@@ -72,7 +81,7 @@ def test_two_targets_through_the_rest_api(deployment: AirflowDeployment) -> None
     noise = [line for line in log_lines if "XCom not found" in line]
     assert not [line for line in noise if run_id in line], noise
 
-    windows = sorted(_branch_windows(instances).values())
+    windows = sorted(_branch_windows(deployment.results).values())
     assert len(windows) == 2
     assert windows[0][1] <= windows[1][0], f"two branches held the machine at once: {windows}"
 
