@@ -8,9 +8,9 @@ and our client's ceiling into do-nothing endpoints. TSBS is built from the vendo
         [--sections generator,load,ceiling,queries]
 
 ``--queries`` is the least number of queries per type; a type whose run would last under
-``--min-run-s`` gets more (the same number on every side), so that start-up does not weigh and
-a run spans the server's own jitter (QuestDB's small types on 2 cores: ±15 % between 1-s runs on
-either side, a few % between 3-s runs).
+``--min-run-s`` gets more (the same number on every side), so that start-up does not weigh.
+QuestDB's small types on 2 cores spread ±15 % between 1-s runs on either side; 3–4-s runs spread
+about as much (±10 %), so a ratio near 1 is read against both sides' min–max, not alone.
 
 Trials alternate sides (ABBA order after one warm-up per side); medians with min–max are
 printed and written to ``reports/out/bench/vs_tsbs.json``. Nothing else should run meanwhile:

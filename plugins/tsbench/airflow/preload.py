@@ -5,9 +5,10 @@ psycopg, DuckDB, boto3 for the run store and the remote task logs).
 
 Importing only: nothing here opens a connection or a file or starts a Python thread (pyarrow's
 allocator starts jemalloc's background thread, which is fork-aware: a forked child starts its own),
-so forking after it is as safe as forking before (``tests/unit/test_celery_preload.py``). A
-database's client library is imported with its target, when a task first needs it
-(``targets.registry.load_target``), not here.
+so forking after it is as safe as forking before (``tests/unit/test_celery_preload.py``). Of the
+databases' client libraries only psycopg is here (PostgreSQL, TimescaleDB, QuestDB's PG wire); the
+others (pymongo, chDB, GridDB's Java bridge, …) are imported with their target, when a task first
+needs it (``targets.registry.load_target``).
 """
 
 from __future__ import annotations
