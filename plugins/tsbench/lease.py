@@ -13,9 +13,10 @@ that finds its lease taken over fails loudly (``LeaseLost``) instead of measurin
 branch. ``release`` only removes the caller's own lease.
 
 A lease taken by a ``process_bound`` owner (the CLI's run: one process holds it from acquire to
-teardown) also records the process (pid and its start time, from ``/proc``) and the host; when
-that process is gone from this host, its lease is free at once instead of after 15 min. A DAG
-branch's lease spans several task processes, so it is never process-bound and waits to go stale.
+teardown) also records its process's start time (from ``/proc``); when that process is gone
+from this host, its lease is free at once instead of after 15 min. A DAG branch's lease spans
+several task processes, so it is never process-bound and waits to go stale. Every holder records
+the taking process's pid and host.
 """
 
 from __future__ import annotations
@@ -104,9 +105,15 @@ class MachineLease:
 
     def _new_holder(self, owner: str) -> dict[str, Any]:
         now, pid = time.time(), os.getpid()
-        holder: dict[str, Any] = {"owner": owner, "since": now, "beat": now, "pid": pid}
+        holder: dict[str, Any] = {
+            "owner": owner,
+            "since": now,
+            "beat": now,
+            "pid": pid,
+            "host": socket.gethostname(),
+        }
         if self.process_bound:
-            holder |= {"host": socket.gethostname(), "process_start": process_start(pid)}
+            holder["process_start"] = process_start(pid)
         return holder
 
     def beat(self, owner: str, attempts: int = 3) -> None:
@@ -253,6 +260,14 @@ def holder_process_gone(holder: dict[str, Any]) -> bool:
     if holder.get("process_start") is None or holder.get("host") != socket.gethostname():
         return False
     return process_start(int(holder["pid"])) != holder["process_start"]
+
+
+def held_by_this_process(holder: dict[str, Any] | None) -> bool:
+    """Whether ``holder`` was taken by this very process on this host (under ``dag.test()`` every
+    branch's tasks run in one process)."""
+    return (
+        holder is not None and holder.get("pid") == os.getpid() and holder.get("host") == socket.gethostname()
+    )
 
 
 def _last_beat(holder: dict[str, Any]) -> float:

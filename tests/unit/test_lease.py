@@ -131,6 +131,21 @@ def test_only_a_process_bound_lease_of_this_host_is_freed_by_its_process_exit(tm
     assert lease.try_acquire("next")
 
 
+def test_a_holder_in_this_very_process_is_told_from_one_elsewhere(tmp_path: Path) -> None:
+    """Under ``dag.test()`` a waiting branch skips its pause when the holder's tasks run in its own
+    process (they run next in the same loop); a holder in a child process or on another host is
+    waited for."""
+    from tsbench.lease import held_by_this_process
+
+    lease = MachineLease(tmp_path)
+    assert not held_by_this_process(lease.holder())
+    assert lease.try_acquire("branch") and held_by_this_process(lease.holder())
+    assert not held_by_this_process({**lease.holder(), "host": "another-host"})
+    lease.release("branch")
+    _lease_taken_in_a_child(tmp_path, "child", exit_after=True).wait()
+    assert lease.holder()["owner"] == "child" and not held_by_this_process(lease.holder())
+
+
 def test_an_aws_run_measures_on_up_to_max_parallel_hosts_and_local_on_the_machine(tmp_path: Path) -> None:
     """A local run's branches share one lease, this machine's; an aws run's branches each take
     one of the run's ``max_parallel_hosts`` slots (they provision their own hosts) and the next
