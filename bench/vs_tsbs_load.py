@@ -5,8 +5,10 @@ import`` made of the same file, from wire-ready bodies encoded before the timed 
 encoding time and CPU are printed as ``prepare``). Every trial's row count is checked on the server.
 Rates: TSBS's own printed rate (its window starts after its database setup and, for QuestDB, ends
 when its sockets are written, before QuestDB has committed); ours from before the first body is read
-until the rows are visible (``flush``). Client CPU: TSBS process rusage; ours this process's CPU
-over the load window. Server CPU: the server's process tree over the same run.
+until the rows are visible (``flush``). So also TSBS's rate on the same terms as ours: per trial, its
+rows over its own seconds plus the seconds from its exit until all its rows were visible
+(``rows_per_s_until_visible``), and the ratio against that. Client CPU: TSBS process rusage; ours
+this process's CPU over the load window. Server CPU: the server's process tree over the same run.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ class Side:
     client_cpu_per_m: list[float] = field(default_factory=list)
     server_cpu_per_m: list[float] = field(default_factory=list)
     visible_after_s: list[float] = field(default_factory=list)  # TSBS: from its exit to all rows visible
+    until_visible: list[float] = field(default_factory=list)  # TSBS: rows/s counted until then
     error: str | None = None
 
     def add(self, rows: int, rate: float, client_cpu: float, server_cpu: float | None) -> None:
@@ -45,9 +48,15 @@ class Side:
         self.client_cpu_per_m.append(client_cpu / rows * 1e6)
         self.server_cpu_per_m.append((server_cpu or 0.0) / rows * 1e6)
 
+    def add_visible_after(self, rows: int, rate: float, late_s: float) -> None:
+        """TSBS's wait from its exit until all ``rows`` were visible, and its rate counted until then."""
+        self.visible_after_s.append(late_s)
+        self.until_visible.append(rows / (rows / rate + late_s))
+
     def summary(self) -> dict[str, Any]:
         return {
             "rows_per_s": spread(self.rows_per_s),
+            "rows_per_s_until_visible": spread(self.until_visible),
             "client_cpu_s_per_million_rows": spread(self.client_cpu_per_m),
             "server_cpu_s_per_million_rows": spread(self.server_cpu_per_m),
             "visible_after_s": spread(self.visible_after_s),
@@ -130,7 +139,7 @@ def _sweep_point(name: str, ctx: dict[str, Any], workers: int, trials: int) -> d
                 tsbs.error = got.run.error
             elif trial >= 0:
                 tsbs.add(got.rows, got.rows_per_s, got.run.client_cpu_s, got.run.server_cpu_s)
-                tsbs.visible_after_s.append(waited)
+                tsbs.add_visible_after(got.rows, got.rows_per_s, waited)
     return {"tsbs": tsbs.summary(), "ours": ours.summary()}
 
 
@@ -161,9 +170,12 @@ def _print_load_row(name: str, workers: int, row: dict[str, Any]) -> None:
     cpu_o = ours["client_cpu_s_per_million_rows"]["median"]
     shown = ratio(rate_o, rate_t)
     late = theirs["visible_after_s"].get("median")
+    same_terms = ratio(rate_o, theirs["rows_per_s_until_visible"].get("median"))
     print(
         f"  {name:<12} w={workers}  TSBS {rate_t or 0:>10,.0f} rows/s  ours {rate_o:>10,.0f} rows/s  "
-        f"ratio {'—' if shown is None else f'{shown:.2f}'}  client CPU-s/M rows TSBS "
+        f"ratio {'—' if shown is None else f'{shown:.2f}'} "
+        f"(TSBS until visible: {'—' if same_terms is None else f'{same_terms:.3f}'})  "
+        "client CPU-s/M rows TSBS "
         f"{'—' if cpu_t is None else f'{cpu_t:.2f}'} ours {cpu_o:.2f}"
         + (f"  (TSBS's rows all visible {late:.2f} s after it exited)" if late and late > 0.05 else "")
         + (f"  (TSBS fails: {theirs['error'][:120]})" if theirs["error"] else "")

@@ -31,7 +31,8 @@ def test_built_once_then_reused_with_the_rows_of_the_dataset(small_dataset: Data
     assert not built.reused and again.reused and built.path == again.path
     assert built.manifest["rows"] == sum(small_dataset.rows.values()) == 103_680
     assert built.manifest["bodies"] == 21 and built.facts()["encode_cpu_s"] > 0
-    assert built.manifest["bytes_stored"] < built.manifest["bytes_sent"]  # stored LZ4-compressed
+    assert built.manifest["bytes_stored"] == built.manifest["bytes_sent"]  # small: stored as sent
+    assert built.manifest["codec"] == "none"
     other = ensure_wire_cache(small_dataset, QuestDBTarget, 10_000)
     assert other is not None and other.path != built.path  # batch size is part of the address
 
@@ -58,6 +59,18 @@ def test_several_processes_write_the_same_bodies(
     assert single is not None and parallel is not None and parallel.path != single.path
     assert parallel.manifest["processes"] >= 2 and single.manifest["processes"] == 1
     assert _sent(parallel) == _sent(single)
+
+
+def test_a_larger_dataset_is_stored_compressed_and_read_back_the_same(
+    small_dataset: Dataset, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plain = ensure_wire_cache(small_dataset, QuestDBTarget, 6_000)
+    monkeypatch.setattr(wire_cache, "STORED_RAW_UP_TO_ROWS", 100_000)  # below its 103,680 rows
+    monkeypatch.setattr(wire_cache, "FORMAT", "tsbench-wire/2+lz4-test")  # a new address
+    packed = ensure_wire_cache(small_dataset, QuestDBTarget, 6_000)
+    assert plain is not None and packed is not None and packed.manifest["codec"] == "lz4"
+    assert packed.manifest["bytes_stored"] < packed.manifest["bytes_sent"] == plain.manifest["bytes_sent"]
+    assert _sent(packed) == _sent(plain)
 
 
 def test_partitions_keep_every_host_with_one_owner(small_dataset: Dataset) -> None:

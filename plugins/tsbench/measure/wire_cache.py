@@ -12,8 +12,11 @@ wire format's key, the batch size and the number of partitions)::
     index.npy       one record per request body, in ingestion order
     part-<k>.bin    request bodies written by encoding process k, back to back
 
-Bodies that the format does not compress itself are stored LZ4-compressed (decompressed by the
-load's reader thread inside the timed window, ~GB/s, ahead of the workers). With ``partitions``
+Bodies of a dataset of up to ``STORED_RAW_UP_TO_ROWS`` rows are stored as sent (≤ ~0.7 GB of line
+protocol, read from the page cache). Larger datasets' bodies that the format does not compress
+itself are stored LZ4-compressed and decompressed by the load's reader thread inside the timed
+window (~1.8 GB/s, ahead of the workers: 0.16 CPU-s per 864,000 QuestDB rows, about half of the
+client's CPU in that window, taken from the server on shared cores). With ``partitions``
 > 1 (``hash_workers``) every batch is split by entity, ``owner`` = entity index modulo partitions,
 as the load driver assigns entities to workers. Encoding runs in ``processes`` worker processes
 (spawned: never a fork of a threaded task process) so the GIL does not serialise it; each takes
@@ -43,8 +46,9 @@ from tsbench.measure.batches import entity_ids, metric_count
 from tsbench.targets.base import Target
 from tsbench.workload.dataset import Dataset, sha256_file
 
-FORMAT = "tsbench-wire/1"
+FORMAT = "tsbench-wire/2"
 CODEC = "lz4"
+STORED_RAW_UP_TO_ROWS = 2_000_000  # bodies of datasets this small are stored uncompressed
 # Below this many rows one process encodes (starting interpreters would cost more than it saves).
 PARALLEL_FROM_ROWS = 1_000_000
 RECORD = np.dtype(
@@ -229,7 +233,8 @@ def encode_share(
     target_type = getattr(__import__(module, fromlist=[class_name]), class_name)
     tags = dataset.tags()
     wire = target_type.wire_format(dataset.use_case, tags)
-    codec = "none" if wire.precompressed else CODEC
+    small = sum(dataset.rows.values()) <= STORED_RAW_UP_TO_ROWS
+    codec = "none" if wire.precompressed or small else CODEC
     names = tags.column(dataset.use_case.entity_key).combine_chunks()
     first_field = {m.name: 2 + len(m.extra_tags) for m in dataset.use_case.measurements}
     records: list[tuple[int, ...]] = []

@@ -17,13 +17,15 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 Snapshot = dict[str, tuple[int, int]]  # relative path → (size, mtime ns) as pulled
+TRANSFER_THREADS = 8  # objects moved at once: a run folder is mostly small JSON files
 
 
 def is_remote(url: str) -> bool:
@@ -60,30 +62,46 @@ def _local_files(root: Path) -> Snapshot:
     return files
 
 
-def pull(url: str, local: Path, fs: Any | None = None, skip: frozenset[str] = frozenset()) -> Snapshot:
+def _each(copy: Callable[[str, str], Any], pairs: Iterable[tuple[str, str]], threads: int) -> None:
+    """``copy(source, destination)`` for every pair, ``threads`` at a time; the first error raises."""
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        for future in [pool.submit(copy, source, destination) for source, destination in pairs]:
+            future.result()
+
+
+def pull(
+    url: str,
+    local: Path,
+    fs: Any | None = None,
+    skip: frozenset[str] = frozenset(),
+    threads: int = TRANSFER_THREADS,
+) -> Snapshot:
     """Copy every object under ``url`` into ``local``, but those whose file name is in ``skip``
-    (at any depth); returns what was pulled."""
+    (at any depth), ``threads`` objects at a time; returns what was pulled."""
     fs = fs or s3_filesystem()
     remote = _remote_path(url)
     local.mkdir(parents=True, exist_ok=True)
+    pairs = []
     for name in fs.find(remote):
         relative = name[len(remote) :].lstrip("/")
         if relative.rsplit("/", 1)[-1] in skip:
             continue
         target = local / relative
         target.parent.mkdir(parents=True, exist_ok=True)
-        fs.get_file(name, str(target))
+        pairs.append((name, str(target)))
+    _each(fs.get_file, pairs, threads)
     return _local_files(local)
 
 
-def push(local: Path, url: str, pulled: Snapshot, fs: Any | None = None) -> list[str]:
-    """Upload every file under ``local`` that is new or changed since ``pulled``; returns their
-    relative paths."""
+def push(
+    local: Path, url: str, pulled: Snapshot, fs: Any | None = None, threads: int = TRANSFER_THREADS
+) -> list[str]:
+    """Upload every file under ``local`` that is new or changed since ``pulled``, ``threads`` at a
+    time; returns their relative paths."""
     fs = fs or s3_filesystem()
     remote = _remote_path(url)
     changed = [name for name, facts in _local_files(local).items() if pulled.get(name) != facts]
-    for name in changed:
-        fs.put_file(str(local / name), f"{remote}/{name}")
+    _each(fs.put_file, [(str(local / name), f"{remote}/{name}") for name in changed], threads)
     return changed
 
 
