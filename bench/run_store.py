@@ -61,7 +61,7 @@ def main() -> None:
     files = [p for p in folder.rglob("*") if p.is_file() and p.name != "answers.jsonl"]
     size = sum(p.stat().st_size for p in files)
     print(f"run folder {folder.name}: {len(files)} files pulled per task, {size:,} B")
-    with tempfile.TemporaryDirectory() as work, running_minio(Path(work) / "minio") as minio:
+    with tempfile.TemporaryDirectory() as work, running_minio(Path(work)) as minio:
         os.environ.update(minio.aws_environment())
         url = f"s3://{minio.new_bucket('runstore')}/runs/{folder.name}"
         push(folder, url, {})
