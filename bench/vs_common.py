@@ -103,11 +103,11 @@ TSBS_TOOLS = {
 }
 
 
-def spread(values: list[float]) -> dict[str, float]:
-    """median / min / max of trial values (empty → {})."""
+def spread(values: list[float]) -> dict[str, Any]:
+    """median / min / max of trial values, and the values in trial order (empty → {})."""
     if not values:
         return {}
-    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
+    return {"median": statistics.median(values), "min": min(values), "max": max(values), "trials": values}
 
 
 def fmt_k(value: float | None) -> str:
