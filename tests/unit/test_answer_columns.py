@@ -10,6 +10,7 @@ from decimal import Decimal
 
 import pytest
 
+from tsbench.workload import answers
 from tsbench.workload.answer_columns import ColumnRows
 from tsbench.workload.answers import Answer, AnswerShapeError, compare
 from tsbench.workload.query_types import QUERY_TYPES
@@ -41,11 +42,14 @@ def _in_parts(rows: list[list[object]], size: int) -> list[list[list[object]]]:
     return [[list(r) for r in rows[i : i + size]] for i in range(0, len(rows), size)]
 
 
-def test_a_many_part_answer_is_the_row_answer_held_by_columns() -> None:
+def test_a_many_part_answer_is_the_row_answer_held_by_columns(monkeypatch: pytest.MonkeyPatch) -> None:
     rows = _raw_rows(5_000)
+    one_part = Answer.build(HIGH_CPU, rows)  # 5,000 rows ≥ COLUMNS_FROM_ROWS: by columns too
+    monkeypatch.setattr(answers, "COLUMNS_FROM_ROWS", 10**9)
     by_rows = Answer.build(HIGH_CPU, rows)
     by_columns = Answer.adopt_parts(HIGH_CPU, _in_parts(rows, 700))
     assert isinstance(by_rows.rows, list) and isinstance(by_columns.rows, ColumnRows)
+    assert isinstance(one_part.rows, ColumnRows) and list(one_part.rows) == list(by_columns.rows)
     assert len(by_columns.rows) == 5_000
     as_rows = list(by_columns.rows)
     assert [r[:2] for r in as_rows] == [r[:2] for r in by_rows.rows]  # key order, ties as they came

@@ -23,6 +23,11 @@ from tsbench.workload.answer_columns import CHUNK_ROWS, ColumnRows, nulls_last, 
 from tsbench.workload.iot_query_types import IOT_ANSWER_COLUMNS
 from tsbench.workload.query_types import Kind, QueryType
 
+# From this many rows an answer is held and checked by columns (bench/answer_forms.py --rows N
+# --hosts 100: columns ÷ rows, build ×0.37 and check ×0.34 at 4,096 rows, ×0.68 and ×0.58 at 37,956
+# rows — a high-cpu-all answer at 100 hosts); smaller answers stay tuples.
+COLUMNS_FROM_ROWS = 4_096
+
 REL_TOL = 1e-9
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 ABS_TOL = 1e-9
@@ -117,17 +122,18 @@ class Answer:
         cls, qtype: QueryType, parts: Iterable[list[Any]], fields: tuple[str, ...] | None = None
     ) -> Answer:
         """``adopt`` over an answer decoded in parts, each part normalised before the next one is
-        decoded. An answer of one part stays a list of tuples; one of more parts is held by
-        columns (``ColumnRows``: a fifth of the memory), each part freed once copied."""
+        decoded. An answer of one part under ``COLUMNS_FROM_ROWS`` rows stays a list of tuples;
+        a larger one, or one of more parts, is held by columns (``ColumnRows``: a fifth of the
+        memory, checked with NumPy), each part freed once copied."""
         columns, key = answer_columns(qtype, fields)
         texts: dict[str, str] = {}  # one str object per distinct tag value, not one per row
         parts = iter(parts)
         first, second = next(parts, []), next(parts, None)
-        if second is None:
+        if second is None and len(first) < COLUMNS_FROM_ROWS:
             rows: list[tuple[Any, ...]] | ColumnRows = _normalised_rows(qtype, columns, first, texts)
         else:
             rows = ColumnRows(len(columns))
-            for part in chain([first, second], parts):
+            for part in chain([first] if second is None else [first, second], parts):
                 _check_width(qtype, columns, part)
                 rows.extend_raw(part, _cell, texts)
         answer = cls(columns, rows, key)
