@@ -79,6 +79,52 @@ def print_shares(wall: float, work: dict[str, Any]) -> None:
         )
 
 
+def task_breakdown(run: Any, folder: Path, scale: int) -> list[dict[str, Any]]:
+    """Per task id of the DAG run: its task instances, their summed seconds (start → end), the
+    reschedules (a waiting ``acquire_machine`` handing its turn back) and their seconds, and for a
+    branch phase the seconds its phase files measured inside — so task time minus work shows
+    what each kind of task costs around its work."""
+    from airflow.models.taskinstance import TaskInstance
+    from airflow.models.taskreschedule import TaskReschedule
+    from airflow.utils.session import create_session
+
+    measured: dict[str, float] = {}
+    for phase_file in (folder / f"scale-{scale}" / "targets").glob("*/*.json"):
+        measured[phase_file.stem] = measured.get(phase_file.stem, 0.0) + json.loads(
+            phase_file.read_text()
+        ).get("wall_s", 0.0)
+    rows: dict[str, dict[str, Any]] = {}
+    with create_session() as session:
+        instances = session.query(TaskInstance).filter_by(dag_id=run.dag_id, run_id=run.run_id).all()
+        for ti in instances:
+            row = rows.setdefault(
+                ti.task_id, {"task": ti.task_id, "n": 0, "task_s": 0.0, "resched": 0, "resched_s": 0.0}
+            )
+            row["n"] += 1
+            if ti.start_date and ti.end_date:
+                row["task_s"] += (ti.end_date - ti.start_date).total_seconds()
+            for again in session.query(TaskReschedule).filter_by(ti_id=ti.id).all():
+                row["resched"] += 1
+                row["resched_s"] += (again.end_date - again.start_date).total_seconds()
+    for row in rows.values():
+        row["work_s"] = measured.get(row["task"].rsplit(".", 1)[-1], 0.0)
+    return sorted(rows.values(), key=lambda row: -row["task_s"])
+
+
+def print_breakdown(rows: list[dict[str, Any]], wall: float) -> None:
+    print(
+        f"  {'task':<28} {'n':>3} {'task s':>8} {'work s':>8} {'task-work':>9} "
+        f"{'resched':>7} {'resched s':>9}"
+    )
+    for row in rows:
+        print(
+            f"  {row['task']:<28} {row['n']:>3} {row['task_s']:8.1f} {row['work_s']:8.1f} "
+            f"{row['task_s'] - row['work_s']:9.1f} {row['resched']:>7} {row['resched_s']:9.1f}"
+        )
+    inside = sum(row["task_s"] + row["resched_s"] for row in rows)
+    print(f"  between tasks (wall − every task's and reschedule's time) {wall - inside:.1f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--targets", default="questdb,timescaledb,postgres,influxdb")
@@ -103,9 +149,13 @@ def main() -> None:
     figures = measured_work(folder, args.scale)
     print(f"DAG run {run.state}: {args.targets} at {args.scale} hosts × {args.duration}")
     print_shares(wall, figures)
+    breakdown = task_breakdown(run, folder, args.scale)
+    print_breakdown(breakdown, wall)
     if args.json:
         args.json.write_text(
-            json.dumps({"state": str(run.state), "wall": wall, "preload_s": preload_s, **figures})
+            json.dumps(
+                {"state": str(run.state), "wall": wall, "preload_s": preload_s, "tasks": breakdown, **figures}
+            )
         )
 
 

@@ -139,6 +139,30 @@ def test_a_target_killed_mid_run_still_yields_a_published_report(
     assert "nightly/latest-tsbench_comparison/report.html" not in keys
     assert not (pipeline_env["out"] / "latest-tsbench_comparison").exists()
     assert not list(LocalRuntime().root.glob(f"{folder.name}-*")), "a server instance was left behind"
+    handoff_s, turns_handed_back = _machine_handoff(run)
+    assert handoff_s < 10, f"the waiting branch got the machine {handoff_s:.1f} s after the teardown"
+    assert turns_handed_back <= 2, f"the waiting branch was tried {turns_handed_back} times in vain"
+
+
+def _machine_handoff(run: Any) -> tuple[float, int]:
+    """Of a 2-branch ``dag.test()`` run: the seconds from the first branch's teardown end to the
+    second branch's ``acquire_machine`` end (the teardown wakes the waiter), and how many times
+    the waiter handed its turn back (rescheduled) before."""
+    from airflow.models.taskreschedule import TaskReschedule
+    from airflow.utils.session import create_session
+
+    instances = run.get_task_instances()
+    acquires = sorted(
+        (ti for ti in instances if ti.task_id == "benchmark.acquire_machine"), key=lambda ti: ti.end_date
+    )
+    assert len(acquires) == 2, acquires
+    first, second = acquires
+    teardown = next(
+        ti for ti in instances if ti.task_id == "benchmark.teardown" and ti.map_index == first.map_index
+    )
+    with create_session() as session:
+        tries = session.query(TaskReschedule).filter_by(ti_id=second.id).count()
+    return (second.end_date - teardown.end_date).total_seconds(), tries
 
 
 def test_a_branch_that_never_gets_the_machine_is_reported_with_phase_and_reason(

@@ -9,8 +9,10 @@ beats the lease while it runs; a holder that died without teardown stops beating
 taken over after 15 min, and a phase whose lease was taken over fails (``LeaseLost``) rather than
 measure beside another branch. Under ``dag.test()`` / ``airflow dags test`` (one task at a time,
 in-process, no executor) a blocking wait would stop the holder too, so there the waiter hands its
-turn back (a reschedule, which that loop handles without any scheduler race) and tries again 2 s
-later.
+turn back (a reschedule, which that loop handles without any scheduler race): 2 s later when
+another process holds the lease; when this very process holds it (another branch of the same run),
+only when that branch's teardown gives the lease back and wakes it (``_wake_waiting_turns``), with
+a try after 5 min (or at the wait limit) as a safety net — not after each of the holder's tasks.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ import pendulum
 from airflow.sdk import get_current_context
 
 log = logging.getLogger("tsbench.airflow")
+RETRY_OUTSIDE_HOLDER_S = 2  # in-process wait: next try when another process holds the lease
+RETRY_OWN_HOLDER_S = 300  # … when this process holds it (teardown wakes the waiter sooner)
 
 
 def verbose() -> None:
@@ -97,6 +101,11 @@ def _phase(item: dict[str, Any], name: str, measuring: bool = True) -> dict[str,
         finally:
             if not measuring:  # teardown: the lease is given back whatever happened
                 lease.release(_lease_owner(item))
+                if _in_process_test_run():
+                    try:
+                        _wake_waiting_turns()
+                    except Exception as wake_error:  # the waiter still tries at its safety date
+                        log.warning("could not wake the waiting branch: %s", wake_error)
     return {k: v for k, v in body.items() if isinstance(v, int | float | str | bool)}
 
 
@@ -132,9 +141,48 @@ def _try_or_give_the_turn_back(
     if waited >= limit:
         raise busy(waited, limit, holder)
     waiting(holder, waited)
-    if not held_by_this_process(holder):
+    own = held_by_this_process(holder)
+    if not own:
         time.sleep(0.5)  # the test loop reruns the task at once: no spinning on an outside holder
-    raise AirflowRescheduleException(reschedule_date=pendulum.now("UTC").add(seconds=2))
+    delay = (
+        max(RETRY_OUTSIDE_HOLDER_S, min(RETRY_OWN_HOLDER_S, limit - waited))
+        if own
+        else RETRY_OUTSIDE_HOLDER_S
+    )
+    raise AirflowRescheduleException(reschedule_date=pendulum.now("UTC").add(seconds=delay))
+
+
+def _wake_waiting_turns() -> None:
+    """Under ``dag.test()``: the first (lowest map index) of this run's ``acquire_machine`` that
+    handed their turn back is due at once (its reschedule date moved to now), so the test loop
+    tries it on its next pass; the others stay asleep until it gives the lease back in turn. The
+    test loop reads reschedule dates from the metadata DB, which tasks share with it in this one
+    process."""
+    from airflow.models.taskinstance import TaskInstance
+    from airflow.models.taskreschedule import TaskReschedule
+    from airflow.utils.session import create_session
+    from airflow.utils.state import TaskInstanceState
+    from sqlalchemy import select, update
+
+    ti = get_current_context()["ti"]
+    waiting = (
+        select(TaskInstance.id)
+        .where(
+            TaskInstance.dag_id == ti.dag_id,
+            TaskInstance.run_id == ti.run_id,
+            TaskInstance.task_id == ti.task_id.rsplit(".", 1)[0] + ".acquire_machine",
+            TaskInstance.state == TaskInstanceState.UP_FOR_RESCHEDULE,
+        )
+        .order_by(TaskInstance.map_index)
+        .limit(1)
+    )
+    now = pendulum.now("UTC")
+    with create_session() as session:
+        session.execute(
+            update(TaskReschedule)
+            .where(TaskReschedule.ti_id == waiting.scalar_subquery(), TaskReschedule.reschedule_date > now)
+            .values(reschedule_date=now)
+        )
 
 
 def acquire_machine(item: dict[str, Any], name: str = "acquire_machine") -> dict[str, Any]:
