@@ -1,6 +1,7 @@
 """The Celery form's worker preload (``tsbench.airflow.preload``): importing it leaves no Python
 thread and no open file or socket to be inherited, and a process forked after it — as Celery's pool
-and Airflow's task supervisor fork — works with what it preloaded (pyarrow, DuckDB)."""
+and Airflow's task supervisor fork — works with what it preloaded (pyarrow, DuckDB, botocore's
+S3 model)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,10 @@ PROBE = textwrap.dedent(
         import duckdb, pyarrow as pa, pyarrow.compute as pc
         total = pc.sum(pa.array(range(1_000_000))).as_py()
         counted = duckdb.connect().execute("SELECT count(*) FROM range(1000000)").fetchone()[0]
-        os._exit(0 if (total, counted) == (499_999_500_000, 1_000_000) else 3)
+        from tsbench.results.bucket import make_client
+        client = make_client("http://127.0.0.1:9", "eu-west-1", "key", "secret")
+        s3_model = client.meta.service_model.service_name == "s3" and client.meta.region_name == "eu-west-1"
+        os._exit(0 if (total, counted, s3_model) == (499_999_500_000, 1_000_000, True) else 3)
     print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
     """
 )
