@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PHASES = ["provision", "prepare", "load", "settle", "cache_reset", "queries", "teardown"]
@@ -132,6 +136,26 @@ def test_params_form_has_typed_fields(dagbag) -> None:
     assert params.get_param("scales").schema["type"] == "array"
     assert params.get_param("workers").schema["type"] == "array"  # a sweep axis
     assert params.get_param("hot_runs").schema["type"] == "integer"
+
+
+def test_the_forms_type_checks_hold_under_the_declared_schema_draft(dagbag) -> None:
+    """The fields declare draft-07 (a cheaper metaschema check, ``tsbench.airflow.params``); Airflow
+    still refuses a value of the wrong type, and a null where the field allows one is taken."""
+    from airflow.sdk.definitions.param import ParamValidationError
+
+    params = dagbag.get_dag("tsbench_comparison").params
+    assert {params.get_param(name).schema["$schema"] for name in params} == {
+        "http://json-schema.org/draft-07/schema#"
+    }
+
+    def field(name: str) -> Any:  # a copy: a resolve that passes keeps its value in the Param
+        return copy.deepcopy(params.get_param(name))
+
+    for name, wrong in (("scales", ["many"]), ("hot_runs", "two"), ("compress_after_load", "yes")):
+        with pytest.raises(ParamValidationError):
+            field(name).resolve(wrong)
+    assert field("row_budget").resolve(None) is None
+    assert field("scales").resolve([100, 1000]) == [100, 1000]
 
 
 def test_choices_are_pick_lists_and_value_checks_are_left_to_runspec(dagbag) -> None:
