@@ -135,12 +135,19 @@ def _kill_recorded_process(state: Path) -> None:
             proc.wait(10)
 
 
-def _recipes() -> dict[str, type[ServerRecipe]]:
+def _recipe_named(name: str) -> type[ServerRecipe]:
+    """The server recipe called ``name``. A recipe is declared by the target folder of the same name
+    (``mongodb_naive`` uses ``mongodb``'s), so that folder alone is imported; the others only when
+    it does not declare it. Importing every target costs a fresh task process ~1 s (their client
+    libraries), and under an executor every task that attaches to its server is a fresh process."""
     from tsbench.targets.registry import load_target, target_names
 
-    return {
-        load_target(name).server_recipe().name: load_target(name).server_recipe() for name in target_names()
-    }
+    candidates = [name] if name in target_names() else []
+    for target in [*candidates, *(other for other in target_names() if other != name)]:
+        recipe = load_target(target).server_recipe()
+        if recipe.name == name:
+            return recipe
+    raise TargetError(f"no target declares the server recipe {name!r}")
 
 
 @dataclass
@@ -369,7 +376,7 @@ class LocalRuntime:
         if body is None:
             raise TargetError(f"no local server instance {instance!r} under {self.root}")
         home = Path(body.get("home") or home)
-        recipe = _recipes()[body["recipe"]](home, dict(body["ports"]))
+        recipe = _recipe_named(body["recipe"])(home, dict(body["ports"]))
         return LocalServer(instance, home, recipe, body.get("pid"), handoff=self.handoff)
 
     def teardown(self, instance: str, remove: bool = True) -> None:
