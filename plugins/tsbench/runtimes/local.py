@@ -137,7 +137,7 @@ def _kill_recorded_process(state: Path) -> None:
 
 def _recipe_named(name: str) -> type[ServerRecipe]:
     """The server recipe called ``name``. A recipe is declared by the target folder of the same name
-    (``mongodb_naive`` uses ``mongodb``'s), so that folder alone is imported; the others only when
+    (a target may reuse another's recipe), so that folder alone is imported; the others only when
     it does not declare it. Importing every target costs a fresh task process ~1 s (their client
     libraries), and under an executor every task that attaches to its server is a fresh process."""
     from tsbench.targets.registry import load_target, target_names
