@@ -49,16 +49,22 @@ def comparison_dag(work: Path, dag_id: str = "tsbench_comparison", **environment
     return DagBag(dag_folder=str(ROOT / "dags")).get_dag(dag_id)
 
 
+def phase_walls(folder: Path, scale: int) -> dict[str, float]:
+    """Seconds each phase took inside the library (its files' ``wall_s``), summed over targets."""
+    walls: dict[str, float] = {}
+    for phase_file in (folder / f"scale-{scale}" / "targets").glob("*/*.json"):
+        wall = json.loads(phase_file.read_text()).get("wall_s", 0.0)
+        walls[phase_file.stem] = walls.get(phase_file.stem, 0.0) + wall
+    return walls
+
+
 def measured_work(folder: Path, scale: int) -> dict[str, Any]:
     """Seconds of work timed inside the tasks of the run in ``folder`` (a run folder with
     ``scale-<scale>/`` and ``steps.json``): ``database`` (every phase file's ``wall_s``),
     ``other`` (dataset + oracle + the post-run steps) and ``steps`` (those steps by name)."""
     point = folder / f"scale-{scale}"
     run_json = json.loads((point / "run.json").read_text())
-    database = sum(
-        json.loads(phase_file.read_text()).get("wall_s", 0.0)
-        for phase_file in (point / "targets").glob("*/*.json")
-    )
+    database = sum(phase_walls(folder, scale).values())
     steps = json.loads((folder / "steps.json").read_text())
     other = run_json["dataset"]["generate_s"] + run_json["oracle_s"] + sum(steps.values())
     return {"database": database, "other": other, "steps": steps}
@@ -88,11 +94,7 @@ def task_breakdown(run: Any, folder: Path, scale: int) -> list[dict[str, Any]]:
     from airflow.models.taskreschedule import TaskReschedule
     from airflow.utils.session import create_session
 
-    measured: dict[str, float] = {}
-    for phase_file in (folder / f"scale-{scale}" / "targets").glob("*/*.json"):
-        measured[phase_file.stem] = measured.get(phase_file.stem, 0.0) + json.loads(
-            phase_file.read_text()
-        ).get("wall_s", 0.0)
+    measured = phase_walls(folder, scale)
     rows: dict[str, dict[str, Any]] = {}
     with create_session() as session:
         instances = session.query(TaskInstance).filter_by(dag_id=run.dag_id, run_id=run.run_id).all()
