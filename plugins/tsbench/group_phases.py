@@ -26,10 +26,24 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tsbench.runner import TargetPhases
+from tsbench.results.workspace import Part
+from tsbench.runner import ANSWERS, READS_ANSWERS, TARGETS, TargetPhases
 from tsbench.runtimes.base import Runtime
 
 ONCE = ("provision", "teardown")  # run on the first point; the others get its record, ``shared_from``
+
+
+def branch_part(points: Sequence[str], target: str, phase: str) -> Part:
+    """What phase ``phase`` of ``target`` opens of its run folder: its points' folders but the
+    other targets' folders in them, and but the reference answers unless the phase reads them."""
+
+    def leaves_out(relative: str) -> bool:
+        parts = relative.split("/")  # point / file, or point / TARGETS / target / file
+        if parts[-1] == ANSWERS:
+            return phase not in READS_ANSWERS
+        return len(parts) > 3 and parts[1] == TARGETS and parts[2] != target
+
+    return Part(tuple(points), leaves_out)
 
 
 class GroupPhases:

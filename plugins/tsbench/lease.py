@@ -35,6 +35,7 @@ from tsbench.runtimes.local import state_root
 
 DEFAULT_STALE_AFTER_S = float(os.environ.get("TSBENCH_LEASE_STALE_S", 15 * 60))
 BEAT_EVERY_S = 30.0
+POLL_EVERY_S = 0.5  # a waiter's tries: one or two small reads each; the handover waits half of it
 DEFAULT_WAIT_S = 24 * 3600.0
 
 
@@ -158,7 +159,7 @@ class MachineLease:
         self,
         owner: str,
         timeout_s: float,
-        poll_s: float = 2.0,
+        poll_s: float = POLL_EVERY_S,
         on_wait: Callable[[dict[str, Any] | None, float], None] | None = None,
         report_every_s: float = 60.0,
     ) -> float:
@@ -215,7 +216,7 @@ class HostLeases:
         self,
         owner: str,
         timeout_s: float,
-        poll_s: float = 2.0,
+        poll_s: float = POLL_EVERY_S,
         on_wait: Callable[[dict[str, Any] | None, float], None] | None = None,
         report_every_s: float = 60.0,
     ) -> tuple[MachineLease, float]:

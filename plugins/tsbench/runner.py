@@ -43,6 +43,7 @@ from tsbench.workload.stored_rows import stored_rows
 log = logging.getLogger("tsbench.run")
 ANSWERS = "answers.jsonl"  # the oracle's reference answers: the run folder's largest file by far
 READS_ANSWERS = frozenset({"queries"})  # the only phase that opens them
+TARGETS = "targets"  # a point folder's folder of the per-target folders
 
 
 class TargetPhases:
@@ -61,7 +62,7 @@ class TargetPhases:
         ``runtime_options`` (credentials for its tools, an engine client factory)."""
         self.run_dir = run_dir
         self.name = name
-        self.dir = run_dir / "targets" / name
+        self.dir = run_dir / TARGETS / name
         self.dir.mkdir(parents=True, exist_ok=True)
         self.run = read_json(run_dir / "run.json")
         self.spec = RunSpec.parse(**self.run["spec"])

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tsbench.group_phases import branch_part
 from tsbench.results.workspace import workspace
 
 if TYPE_CHECKING:
@@ -62,20 +63,35 @@ def test_branches_push_only_their_own_files(
         )
 
 
-def test_a_skipped_file_stays_in_the_store_untouched(store_url: str, tmp_path: Path) -> None:
-    """A task that never reads the reference answers does not download them (at any depth), and
-    pushing its own files leaves them as they are."""
-    with workspace(store_url, scratch=tmp_path) as oracle:
-        (oracle / "scale-10").mkdir()
-        (oracle / "scale-10" / "answers.jsonl").write_text("reference\n")
-        (oracle / "scale-10" / "run.json").write_text("{}")
-    with workspace(store_url, scratch=tmp_path, skip=frozenset({"answers.jsonl"})) as load:
-        assert (load / "scale-10" / "run.json").is_file()
-        assert not (load / "scale-10" / "answers.jsonl").exists()
-        (load / "scale-10" / "load.json").write_text("{}")
-    with workspace(store_url, scratch=tmp_path) as queries:
+def test_a_branch_fetches_only_its_own_part_and_leaves_the_rest_untouched(
+    store_url: str, tmp_path: Path
+) -> None:
+    """A branch's phase task opens its points' folders, not the other targets' folders in them nor
+    other points; the reference answers only in the query phase. What it leaves out stays in the
+    store as it was after it pushes its own files."""
+    with workspace(store_url, scratch=tmp_path) as earlier:
+        for point in ("scale-10", "scale-20"):
+            (earlier / point / "targets" / "postgres").mkdir(parents=True)
+            (earlier / point / "answers.jsonl").write_text("reference\n")
+            (earlier / point / "run.json").write_text("{}")
+            (earlier / point / "targets" / "postgres" / "load.json").write_text("p")
+        (earlier / "plan.json").write_text("{}")
+    with workspace(store_url, scratch=tmp_path, part=branch_part(["scale-10"], "questdb", "load")) as load:
+        assert sorted(p.relative_to(load).as_posix() for p in load.rglob("*") if p.is_file()) == [
+            "scale-10/run.json"
+        ]
+        (load / "scale-10" / "targets" / "questdb").mkdir(parents=True)
+        (load / "scale-10" / "targets" / "questdb" / "load.json").write_text("q")
+    part = branch_part(["scale-10"], "questdb", "queries")
+    with workspace(store_url, scratch=tmp_path, part=part) as queries:
         assert (queries / "scale-10" / "answers.jsonl").read_text() == "reference\n"
-        assert (queries / "scale-10" / "load.json").is_file()
+        assert (queries / "scale-10" / "targets" / "questdb" / "load.json").read_text() == "q"
+        assert not (queries / "scale-10" / "targets" / "postgres").exists()
+    with workspace(store_url, scratch=tmp_path) as reader:
+        for point in ("scale-10", "scale-20"):
+            assert (reader / point / "answers.jsonl").read_text() == "reference\n"
+            assert (reader / point / "targets" / "postgres" / "load.json").read_text() == "p"
+        assert (reader / "plan.json").is_file()
 
 
 def test_a_failing_task_still_delivers_its_failure_record(store_url: str, tmp_path: Path) -> None:

@@ -1,9 +1,10 @@
 """What a branch's tasks (one server group of points × one target, ``tsbench.group_phases``) run:
 its phases, the machine lease around them.
 
-Every task works in a workspace of the run folder (``results.workspace``). Exclusivity: one branch
+Every task works in a workspace of the part of the run folder it opens (``results.workspace``,
+``group_phases.branch_part``: its points' folders, not the other targets' in them). Exclusivity: one branch
 measures on a benchmark host at a time. ``acquire_machine`` is an ordinary task that blocks (polling
-every 2 s) until it holds one of the branch's host leases (``runtimes.select.host_lease_keys``);
+every 0.5 s) until it holds one of the branch's host leases (``runtimes.select.host_lease_keys``);
 its record names the lease, which the phases beat and ``teardown`` gives back. Every phase task
 beats the lease while it runs; a holder that died without teardown stops beating and its lease is
 taken over after 15 min, and a phase whose lease was taken over fails (``LeaseLost``) rather than
@@ -82,13 +83,12 @@ def _phase(item: dict[str, Any], name: str, measuring: bool = True) -> dict[str,
     when the error says another try would only repeat it (``TargetError.retryable``)."""
     from airflow.sdk.exceptions import AirflowFailException
 
+    from tsbench.group_phases import branch_part
     from tsbench.results.workspace import workspace
-    from tsbench.runner import ANSWERS, READS_ANSWERS
     from tsbench.targets.base import TargetError
 
     _label(item)
-    unread = frozenset() if name in READS_ANSWERS else frozenset({ANSWERS})
-    with workspace(item["folder"], skip=unread) as folder:
+    with workspace(item["folder"], part=branch_part(item["points"], item["target"], name)) as folder:
         phases = _phases(folder, item)
         lease = _held_lease(phases)
         try:
@@ -188,11 +188,11 @@ def _wake_waiting_turns() -> None:
 def acquire_machine(item: dict[str, Any], name: str = "acquire_machine") -> dict[str, Any]:
     """Block until this branch holds the machine lease (see the module docstring); a branch that
     never gets it is recorded as failed in ``acquire_machine`` with the holder named."""
+    from tsbench.group_phases import branch_part
     from tsbench.results.workspace import workspace
-    from tsbench.runner import ANSWERS
 
     _label(item)
-    with workspace(item["folder"], skip=frozenset({ANSWERS})) as folder:
+    with workspace(item["folder"], part=branch_part(item["points"], item["target"], name)) as folder:
         return _acquire(item, name, _phases(folder, item))
 
 

@@ -9,7 +9,7 @@ queries → teardown (always) → collect → validate → report → publish �
 Tasks share no disk: each works in a workspace of the run folder in the run store
 (``results.workspace``; the plan and the items carry the folder's URL and point names, never a
 worker's path). Exclusivity: one branch measures on a benchmark host at a time. ``acquire_machine``
-is an ordinary task that blocks (polling every 2 s) until it holds a host lease (``tsbench.lease``:
+is an ordinary task that blocks (polling every 0.5 s) until it holds a host lease (``tsbench.lease``:
 this machine's for ``local``/``docker``, one of the run's ``max_parallel_hosts`` slots for ``aws``),
 which ``teardown`` gives back; a lease changes only by compare-and-swap, so one branch holds it.
 No rescheduling sensor and no trigger is involved, so the scheduler only ever sees the plain

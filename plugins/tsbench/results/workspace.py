@@ -5,11 +5,11 @@ earlier tasks wrote.
 The store is addressed by URL (``$TSBENCH_RUN_STORE``): a local folder (the default: the results
 root, where a workspace *is* the run folder and nothing is copied) or ``s3://bucket/prefix`` (S3 or
 MinIO, through fsspec over pyarrow's S3 file system; endpoint and credentials from the usual AWS
-variables, never logged). A workspace on S3 pulls the run folder into a private scratch folder when
-it opens and, when it closes (also after a failure, so that failure records arrive), pushes every
-file the task created or changed — only those, so tasks that write disjoint files (the branches of
-different targets) never overwrite each other's. Each object is one PUT: readers see a whole file
-or none.
+variables, never logged). A workspace on S3 pulls the run folder — or the ``Part`` of it the
+task opens — into a private scratch folder when it opens and, when it closes (also after a
+failure, so that failure records arrive), pushes every file the task created or changed — only
+those, so tasks that write disjoint files (the branches of different targets) never overwrite each
+other's. Each object is one PUT: readers see a whole file or none.
 """
 
 from __future__ import annotations
@@ -20,12 +20,32 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 Snapshot = dict[str, tuple[int, int]]  # relative path → (size, mtime ns) as pulled
 TRANSFER_THREADS = 8  # objects moved at once: a run folder is mostly small JSON files
+
+
+def _nothing(relative: str) -> bool:
+    return False
+
+
+@dataclass(frozen=True)
+class Part:
+    """The part of a run folder a task opens; the rest stays in the store, neither fetched nor
+    touched. ``folders``: relative folders whose files it opens (empty: the whole run folder);
+    ``leaves_out(relative path)``: True for a file in them it never opens (a phase task does not
+    read the other targets' folders, nor — but the query phase — the reference answers, over a GB
+    at 4,000 hosts)."""
+
+    folders: tuple[str, ...] = ()
+    leaves_out: Callable[[str], bool] = _nothing
+
+
+WHOLE = Part()
 
 
 def is_remote(url: str) -> bool:
@@ -69,22 +89,29 @@ def _each(copy: Callable[[str, str], Any], pairs: Iterable[tuple[str, str]], thr
             future.result()
 
 
+def _listed(fs: Any, remote: str, part: Part) -> list[str]:
+    """The store's object names under ``part``'s folders of the run folder ``remote``."""
+    names: list[str] = []
+    for folder in part.folders or ("",):
+        try:
+            names += fs.find(f"{remote}/{folder}".rstrip("/"))
+        except FileNotFoundError:  # a folder no task wrote yet
+            continue
+    return names
+
+
 def pull(
-    url: str,
-    local: Path,
-    fs: Any | None = None,
-    skip: frozenset[str] = frozenset(),
-    threads: int = TRANSFER_THREADS,
+    url: str, local: Path, fs: Any | None = None, part: Part = WHOLE, threads: int = TRANSFER_THREADS
 ) -> Snapshot:
-    """Copy every object under ``url`` into ``local``, but those whose file name is in ``skip``
-    (at any depth), ``threads`` objects at a time; returns what was pulled."""
+    """Copy the objects of ``part`` of the run folder at ``url`` into ``local``, ``threads``
+    objects at a time; returns what was pulled."""
     fs = fs or s3_filesystem()
     remote = _remote_path(url)
     local.mkdir(parents=True, exist_ok=True)
     pairs = []
-    for name in fs.find(remote):
+    for name in _listed(fs, remote, part):
         relative = name[len(remote) :].lstrip("/")
-        if relative.rsplit("/", 1)[-1] in skip:
+        if part.leaves_out(relative):
             continue
         target = local / relative
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -106,12 +133,11 @@ def push(
 
 
 @contextmanager
-def workspace(url: str, scratch: Path | None = None, skip: frozenset[str] = frozenset()) -> Iterator[Path]:
+def workspace(url: str, scratch: Path | None = None, part: Part = WHOLE) -> Iterator[Path]:
     """A local folder holding the run folder at ``url`` for one task: the folder itself when the
-    store is local; else a fresh copy of the same name in a private folder under ``scratch``
-    (default: the temporary folder), pushed back on exit and then removed. ``skip``: file names
-    the task never opens, left in the store (a task that reads no reference answers need not
-    download them: at 4,000 hosts they are over a GB)."""
+    store is local; else a fresh copy of ``part`` of it (default: all of it) in a folder of the
+    same name in a private folder under ``scratch`` (default: the temporary folder), whose new
+    and changed files are pushed back on exit; then it is removed."""
     if not is_remote(url):
         yield Path(urlparse(url).path if url.startswith("file:") else url)  # created by who writes
         return
@@ -119,7 +145,7 @@ def workspace(url: str, scratch: Path | None = None, skip: frozenset[str] = froz
     private = Path(tempfile.mkdtemp(prefix="tsbench-task-", dir=scratch))
     local = private / _remote_path(url).rsplit("/", 1)[-1]  # the run folder keeps its name
     try:
-        pulled = pull(url, local, fs, skip)
+        pulled = pull(url, local, fs, part)
         try:
             yield local
         finally:
