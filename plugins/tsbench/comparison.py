@@ -23,10 +23,13 @@ from tsbench.results.collect import collect
 from tsbench.results.documents import SCALE_PREFIX, point_order
 from tsbench.results.files import read_json, write_json_atomic
 from tsbench.results.model import Comparison, PointFacts
+from tsbench.results.workspace import Part
 from tsbench.spec import RunSpec
 from tsbench.studies import Study
 from tsbench.sweep import SweepLimits, SweepPlan, expand_sweep
 from tsbench.timeutil import format_instant
+
+PLAN_FILE = "plan.json"
 
 
 def scale_dir(folder: Path, scale: int) -> Path:
@@ -36,6 +39,13 @@ def scale_dir(folder: Path, scale: int) -> Path:
 
 def point_dir(folder: Path, point: str) -> Path:
     return folder / point
+
+
+def point_part(point: str) -> Part:
+    """What a point's steps (dataset, oracle) open of the run folder in the run store: the plan
+    and the point's own folder, not the other points' (their reference answers are over a GB
+    each at 4,000 hosts)."""
+    return Part((PLAN_FILE, point))
 
 
 def point_key(run_dir: Path) -> str:
@@ -90,12 +100,12 @@ def write_plan(folder: Path, plan: SweepPlan, study: Study | None = None) -> dic
         ],
         "specs": {point.name: point.spec.model_dump() for point in plan.points},
     }
-    write_json_atomic(folder / "plan.json", body)
+    write_json_atomic(folder / PLAN_FILE, body)
     return body
 
 
 def read_plan(folder: Path) -> tuple[dict[str, Any], list[PlannedPoint]]:
-    plan = read_json(folder / "plan.json")
+    plan = read_json(folder / PLAN_FILE)
     points = [PointFacts.from_json(p) for p in plan["points"]]
     return plan, [PlannedPoint(p, RunSpec.parse(**plan["specs"][p.name])) for p in points]
 
@@ -128,7 +138,7 @@ def collect_comparison(folder: Path) -> Comparison:
     )
     first = next(iter(results.values()), None)
     spec = first.spec if first is not None else {}
-    plan = read_json(folder / "plan.json") if (folder / "plan.json").is_file() else {}
+    plan = read_json(folder / PLAN_FILE) if (folder / PLAN_FILE).is_file() else {}
     body = {
         "format": "tsbench-comparison/1",
         "run_id": folder.name,

@@ -34,8 +34,10 @@ from tsbench.phases import PHASES
 from tsbench.results.documents import StoredResult, read_comparison, read_validation
 from tsbench.results.files import read_json, write_bytes_atomic
 from tsbench.results.store import RunStore, spec_match
+from tsbench.results.workspace import WHOLE, Part
 from tsbench.studies import Study
 from tsbench.sweep import SweepLimits
+from tsbench.workload.answer_file import ANSWERS_FILE
 
 log = logging.getLogger("tsbench.pipeline")
 REPO = Path(__file__).resolve().parents[2]
@@ -268,7 +270,8 @@ class Step:
     """One step of the pipeline. ``scope``: once before the branches (``run``), once per point,
     once per branch (server group × target), or once after every branch (``post``: ``call(folder,
     publication)`` runs it). ``setup``: what a branch's teardown undoes (it runs when they ran);
-    ``teardown``: runs always, also after a failure."""
+    ``teardown``: runs always, also after a failure. ``reads_answers``: a post step that opens the
+    reference answers (``post_part``)."""
 
     name: str
     scope: Scope
@@ -276,6 +279,18 @@ class Step:
     call: Callable[[Path, Publication], Any] | None = None
     setup: bool = False
     teardown: bool = False
+    reads_answers: bool = False
+
+
+def _is_answers(relative: str) -> bool:
+    return relative.rsplit("/", 1)[-1] == ANSWERS_FILE
+
+
+def post_part(step: Step) -> Part:
+    """What a post step opens of the run folder in the run store: all of it, but the reference
+    answers only when it reads them (publish uploads them; at 4,000 hosts they are over a GB per
+    point)."""
+    return WHOLE if step.reads_answers else Part(leaves_out=_is_answers)
 
 
 PHASE_SUMMARIES = {  # keyed by the runner's phases; their order is the runner's (PHASES)
@@ -333,6 +348,7 @@ STEPS: tuple[Step, ...] = (
         "post",
         "Local reports/ and, when configured, S3 (run folder, latest folder, index).",
         lambda folder, where: publish_run(folder, where.s3, latest_folder=where.latest_folder),
+        reads_answers=True,  # the published run holds its reference answers
     ),
     Step(
         "verdict",

@@ -19,7 +19,7 @@ from tsbench.results.files import copy_file_atomic, read_json, write_json_atomic
 from tsbench.results.model import PointFacts
 from tsbench.spec import RunSpec
 from tsbench.timeutil import format_instant
-from tsbench.workload.answer_file import write_answers
+from tsbench.workload.answer_file import ANSWERS_FILE, write_answers
 from tsbench.workload.dataset import Dataset, DatasetError, ensure_dataset
 from tsbench.workload.oracle import ORACLE_VERSION, Oracle
 from tsbench.workload.queries import DataRange, generate_queries, write_query_set
@@ -114,11 +114,11 @@ def prepare_oracle(run_dir: Path) -> dict[str, Any]:
         if queries:
             oracle = Oracle(dataset)
             try:
-                write_answers(run_dir / "answers.jsonl", oracle.answers(queries))
+                write_answers(run_dir / ANSWERS_FILE, oracle.answers(queries))
             finally:
                 oracle.close()
         else:  # a load-only run (iot has no query types yet): nothing to answer
-            write_answers(run_dir / "answers.jsonl", iter(()))
+            write_answers(run_dir / ANSWERS_FILE, iter(()))
         _answers_to_cache(dataset, run_dir)
     run["oracle_reused"] = reused
     run.update(oracle_s=time.perf_counter() - started, queries=len(queries))
@@ -138,13 +138,13 @@ def _answers_from_cache(dataset: Dataset, run_dir: Path) -> bool:
     cached = _answers_cache_path(dataset, run_dir)
     if not cached.is_file():
         return False
-    copy_file_atomic(cached, run_dir / "answers.jsonl")
+    copy_file_atomic(cached, run_dir / ANSWERS_FILE)
     return True
 
 
 def _answers_to_cache(dataset: Dataset, run_dir: Path) -> None:
     try:
-        copy_file_atomic(run_dir / "answers.jsonl", _answers_cache_path(dataset, run_dir))
+        copy_file_atomic(run_dir / ANSWERS_FILE, _answers_cache_path(dataset, run_dir))
     except OSError as error:  # a read-only dataset cache only costs the next run the oracle again
         log.warning("could not cache reference answers: %s", error)
 

@@ -35,13 +35,13 @@ from tsbench.runtimes.select import runtime_for
 from tsbench.spec import RunSpec
 from tsbench.targets.base import Target, TargetError
 from tsbench.targets.registry import load_target
-from tsbench.workload.answer_file import AnswerFile
+from tsbench.workload.answer_file import ANSWERS_FILE, AnswerFile
 from tsbench.workload.dataset import Dataset
 from tsbench.workload.queries import read_query_set, write_jsonl
 from tsbench.workload.stored_rows import stored_rows
 
 log = logging.getLogger("tsbench.run")
-ANSWERS = "answers.jsonl"  # the oracle's reference answers: the run folder's largest file by far
+ANSWERS = ANSWERS_FILE  # the oracle's reference answers
 READS_ANSWERS = frozenset({"queries"})  # the only phase that opens them
 TARGETS = "targets"  # a point folder's folder of the per-target folders
 

@@ -284,7 +284,7 @@ def test_two_targets_on_two_workers_one_killed_while_loading(
     _assert_workers_preloaded(deployment)
     run_id = deployment.trigger(DAG, LOCAL_CONF)
     killed, victim = _second_load(deployment, run_id)
-    time.sleep(2.0)  # rows are arriving
+    _wait_for_rows_sent(deployment, run_id, killed["map_index"], victim)
     killed_at = time.time()
     _kill_worker(deployment, victim)
     run = deployment.wait_for_run(DAG, run_id)
@@ -383,6 +383,23 @@ def _environ(proc: psutil.Process) -> dict[str, str]:
         return proc.environ()
     except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
         return {}
+
+
+def _wait_for_rows_sent(
+    deployment: AirflowDeployment, run_id: str, index: int, worker: str, timeout_s: float = 120
+) -> None:
+    """Until the load (map ``index``) on ``worker`` has started sending, as its live task log in the
+    worker's own folder says, and then 0.5 s more: rows are arriving (a load of these 864,000 rows
+    lasts over a second even on a fast machine), whatever the machine's speed."""
+    logs = deployment.home / "celery" / worker / "airflow" / "logs"
+    pattern = f"dag_id={DAG}/run_id={run_id}/task_id=benchmark.load/map_index={index}/attempt=1.log"
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if any(": starting, " in log.read_text(errors="replace") for log in logs.glob(pattern)):
+            time.sleep(0.5)
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"the load on {worker} never started sending")
 
 
 def _second_load(

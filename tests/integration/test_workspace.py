@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tsbench.comparison import point_part
 from tsbench.group_phases import branch_part
+from tsbench.pipeline import STEPS, post_part
 from tsbench.results.workspace import workspace
 
 if TYPE_CHECKING:
@@ -92,6 +94,36 @@ def test_a_branch_fetches_only_its_own_part_and_leaves_the_rest_untouched(
             assert (reader / point / "answers.jsonl").read_text() == "reference\n"
             assert (reader / point / "targets" / "postgres" / "load.json").read_text() == "p"
         assert (reader / "plan.json").is_file()
+
+
+def _files(folder: Path) -> list[str]:
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+
+
+def test_point_and_post_steps_fetch_only_what_they_open(store_url: str, tmp_path: Path) -> None:
+    """A point's steps open the plan and their own point folder; the post steps all of the run
+    folder, but the reference answers only publish, which uploads them."""
+    with workspace(store_url, scratch=tmp_path) as earlier:
+        (earlier / "plan.json").write_text("{}")
+        for point in ("scale-10", "scale-20"):
+            (earlier / point / "targets" / "questdb").mkdir(parents=True)
+            (earlier / point / "answers.jsonl").write_text("reference\n")
+            (earlier / point / "targets" / "questdb" / "load.json").write_text("q")
+    with workspace(store_url, scratch=tmp_path, part=point_part("scale-20")) as oracle:
+        assert _files(oracle) == [
+            "plan.json",
+            "scale-20/answers.jsonl",
+            "scale-20/targets/questdb/load.json",
+        ]
+    every = ["plan.json"] + [
+        f"{point}/{name}"
+        for point in ("scale-10", "scale-20")
+        for name in ("answers.jsonl", "targets/questdb/load.json")
+    ]
+    for step in (s for s in STEPS if s.scope == "post"):
+        with workspace(store_url, scratch=tmp_path, part=post_part(step)) as post:
+            expected = every if step.name == "publish" else [f for f in every if "answers" not in f]
+            assert _files(post) == sorted(expected), step.name
 
 
 def test_a_failing_task_still_delivers_its_failure_record(store_url: str, tmp_path: Path) -> None:

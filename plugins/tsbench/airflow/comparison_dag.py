@@ -133,10 +133,11 @@ POINT_CALLS: dict[str, Callable[[Path, dict[str, Any]], None]] = {"dataset": _da
 
 def point_task(step: Step) -> Any:
     def run(item: dict[str, Any]) -> dict[str, Any]:
+        from tsbench.comparison import point_part
         from tsbench.results.workspace import workspace
 
         verbose()
-        with workspace(item["folder"]) as folder:
+        with workspace(item["folder"], part=point_part(item["point"])) as folder:
             POINT_CALLS[step.name](folder, item)
         return item
 
@@ -155,13 +156,13 @@ def branch_task(step: Step) -> Any:
 def post_task(step: Step, latest_folder: str) -> Any:
     def run(plan: dict[str, Any] | None) -> Any:
         from tsbench.airflow.connections import s3_from_connection
-        from tsbench.pipeline import Publication
+        from tsbench.pipeline import Publication, post_part
         from tsbench.results.workspace import workspace
 
         _needs(plan, step.name)
         verbose()
         assert plan is not None and step.call is not None
-        with workspace(plan["folder"]) as folder:
+        with workspace(plan["folder"], part=post_part(step)) as folder:
             outcome = step.call(folder, Publication(latest_folder, s3_from_connection()))
             return _in_store(outcome, str(folder), plan["folder"])
 
