@@ -230,13 +230,7 @@ def load(
     label = label or target.name
     pool = _Workers(target, workers, hash_workers)
     source = "its wire bodies" if wire is not None else "Arrow batches"
-    log.info(
-        "load %s: starting, %d worker(s), batches of %s rows, from %s",
-        label,
-        workers,
-        f"{batch_size:,}",
-        source,
-    )
+    log.info("load %s: starting, %d worker(s), batches of %s, from %s", label, workers, batch_size, source)
     started, cpu_started = time.perf_counter(), time.process_time()
     if wire is not None:
         items = _wire_items(wire, workers, hash_workers)
