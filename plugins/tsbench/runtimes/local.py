@@ -34,8 +34,9 @@ from tsbench.runtimes.definition import ServerDefinition
 from tsbench.runtimes.disk import allocated_bytes, drop_os_caches
 from tsbench.runtimes.handoff import ElsewhereError, read_record, write_record
 from tsbench.runtimes.listening import listening_sockets, require_loopback
-from tsbench.runtimes.ports import free_ports, port_open
+from tsbench.runtimes.ports import free_ports, port_open, start_on_new_ports_if_taken
 from tsbench.runtimes.process_env import server_environment
+from tsbench.runtimes.process_group import kill_recorded_process
 from tsbench.targets.base import Endpoint, Target, TargetError
 
 REPO = Path(__file__).resolve().parents[3]
@@ -120,19 +121,6 @@ class ServerRecipe(ABC):
     def config_text(self) -> str:
         """The configuration written by ``initialise`` (for the report's appendix)."""
         return ""
-
-
-def _kill_recorded_process(state: Path) -> None:
-    """SIGTERM, then SIGKILL, the process group of the pid an ``instance.json`` records."""
-    with contextlib.suppress(OSError, ValueError, KeyError, TypeError, psutil.Error):
-        pid = int(json.loads(state.read_text())["pid"])
-        proc = psutil.Process(pid)
-        os.killpg(pid, signal.SIGTERM)
-        try:
-            proc.wait(30)
-        except psutil.TimeoutExpired:
-            os.killpg(pid, signal.SIGKILL)
-            proc.wait(10)
 
 
 def _recipe_named(name: str) -> type[ServerRecipe]:
@@ -348,10 +336,22 @@ class LocalRuntime:
     def provision_recipe(
         self, recipe_type: type[ServerRecipe], instance: str, fresh: bool = True
     ) -> LocalServer:
-        """Install, configure and start a server instance; ``fresh`` wipes a previous one first."""
+        """Install, configure and start a server instance; ``fresh`` wipes a previous one first. A
+        start that failed because a port picked for it was taken meanwhile is made again from
+        scratch on new ports (``ports.start_on_new_ports_if_taken``)."""
+
+        def start(attempt: int) -> LocalServer:
+            if (fresh or attempt > 1) and (self.root / instance).exists():
+                self.teardown(instance, remove=True)
+            server = self._installed(recipe_type, instance)
+            server.start()
+            return server
+
+        return start_on_new_ports_if_taken(start, instance)
+
+    def _installed(self, recipe_type: type[ServerRecipe], instance: str) -> LocalServer:
+        """The instance's folder, freshly picked ports, the recipe installed and initialised."""
         home = self.root / instance
-        if fresh and home.exists():
-            self.teardown(instance, remove=True)
         home.mkdir(parents=True, exist_ok=True)
         if recipe_type.run_as:
             self.root.chmod(0o755)
@@ -361,7 +361,6 @@ class LocalRuntime:
         server.recipe.install()
         server.recipe.initialise()
         server.save()
-        server.start()
         return server
 
     def attach(self, instance: str) -> LocalServer:
@@ -391,7 +390,7 @@ class LocalRuntime:
         except ElsewhereError:
             raise  # its server would be left running: say where
         except (TargetError, KeyError, ValueError):  # none, unknown recipe, damaged state: end it anyway
-            _kill_recorded_process(home / "instance.json")
+            kill_recorded_process(home / "instance.json")
         if remove:
             for folder in [home, *outside]:
                 shutil.rmtree(folder, ignore_errors=True)
