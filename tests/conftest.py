@@ -52,6 +52,10 @@ SHARED_FOLDERS = ("tests/scheduler/",)
 # The scopes that take longest (seconds alone on 2 idle cores), handed out first so that no worker
 # starts a long one when the others are nearly done; CPU-bound unit modules go before quick ones.
 LONGEST_FIRST = (
+    # ~25 s, but first, on a worker that ran nothing before: twice running later (after other
+    # scopes in the same worker process) the worker died inside the JVM in the iot payload test,
+    # with no hs_err file and nothing in dmesg; the cause is still open (see issue 11's notes).
+    "tests/targets/test_griddb.py",
     "tests/scheduler/",  # ~280: an Airflow deployment, two triggered runs, a browser
     "tests/celery/test_celery_form.py",  # the Celery form: an aws run, a local run with a killed worker
     "tests/integration/test_griddb_server.py",  # ~210: GridDB node, a killed branch, the CLI pipeline
