@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from tsbench.results.workspace import Part
-from tsbench.runner import ANSWERS, READS_ANSWERS, TARGETS, TargetPhases
+from tsbench.runner import READS_ANSWERS, TARGETS, TargetPhases
 from tsbench.runtimes.base import Runtime
+from tsbench.workload.answer_file import is_answers_file
 
 ONCE = ("provision", "teardown")  # run on the first point; the others get its record, ``shared_from``
 
@@ -38,9 +39,9 @@ def branch_part(points: Sequence[str], target: str, phase: str) -> Part:
     other targets' folders in them, and but the reference answers unless the phase reads them."""
 
     def leaves_out(relative: str) -> bool:
-        parts = relative.split("/")  # point / file, or point / TARGETS / target / file
-        if parts[-1] == ANSWERS:
+        if is_answers_file(relative):
             return phase not in READS_ANSWERS
+        parts = relative.split("/")  # point / file, or point / TARGETS / target / file
         return len(parts) > 3 and parts[1] == TARGETS and parts[2] != target
 
     return Part(tuple(points), leaves_out)

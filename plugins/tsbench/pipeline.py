@@ -37,7 +37,7 @@ from tsbench.results.store import RunStore, spec_match
 from tsbench.results.workspace import WHOLE, Part
 from tsbench.studies import Study
 from tsbench.sweep import SweepLimits
-from tsbench.workload.answer_file import ANSWERS_FILE
+from tsbench.workload.answer_file import is_answers_file
 
 log = logging.getLogger("tsbench.pipeline")
 REPO = Path(__file__).resolve().parents[2]
@@ -282,15 +282,11 @@ class Step:
     reads_answers: bool = False
 
 
-def _is_answers(relative: str) -> bool:
-    return relative.rsplit("/", 1)[-1] == ANSWERS_FILE
-
-
 def post_part(step: Step) -> Part:
     """What a post step opens of the run folder in the run store: all of it, but the reference
     answers only when it reads them (publish uploads them; at 4,000 hosts they are over a GB per
     point)."""
-    return WHOLE if step.reads_answers else Part(leaves_out=_is_answers)
+    return WHOLE if step.reads_answers else Part(leaves_out=is_answers_file)
 
 
 PHASE_SUMMARIES = {  # keyed by the runner's phases; their order is the runner's (PHASES)

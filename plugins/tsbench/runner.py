@@ -41,7 +41,6 @@ from tsbench.workload.queries import read_query_set, write_jsonl
 from tsbench.workload.stored_rows import stored_rows
 
 log = logging.getLogger("tsbench.run")
-ANSWERS = ANSWERS_FILE  # the oracle's reference answers
 READS_ANSWERS = frozenset({"queries"})  # the only phase that opens them
 TARGETS = "targets"  # a point folder's folder of the per-target folders
 
@@ -261,7 +260,7 @@ class TargetPhases:
 
     def queries(self) -> dict[str, Any]:
         queries = read_query_set(self.run_dir / "queries.jsonl")
-        expected = AnswerFile(self.run_dir / ANSWERS)
+        expected = AnswerFile(self.run_dir / ANSWERS_FILE)
         unsupported = self.target_type.capabilities.unsupported
         runnable = [q for q in queries if q.type not in unsupported]
         server = self.server()

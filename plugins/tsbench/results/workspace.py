@@ -36,12 +36,13 @@ def _nothing(relative: str) -> bool:
 @dataclass(frozen=True)
 class Part:
     """The part of a run folder a task opens; the rest stays in the store, neither fetched nor
-    touched. ``folders``: relative folders whose files it opens (empty: the whole run folder);
+    touched. ``paths``: relative folders (all their files) and files it opens (empty: the whole run
+    folder);
     ``leaves_out(relative path)``: True for a file in them it never opens (a phase task does not
     read the other targets' folders, nor — but the query phase — the reference answers, over a GB
     at 4,000 hosts)."""
 
-    folders: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()
     leaves_out: Callable[[str], bool] = _nothing
 
 
@@ -90,14 +91,9 @@ def _each(copy: Callable[[str, str], Any], pairs: Iterable[tuple[str, str]], thr
 
 
 def _listed(fs: Any, remote: str, part: Part) -> list[str]:
-    """The store's object names under ``part``'s folders of the run folder ``remote``."""
-    names: list[str] = []
-    for folder in part.folders or ("",):
-        try:
-            names += fs.find(f"{remote}/{folder}".rstrip("/"))
-        except FileNotFoundError:  # a folder no task wrote yet
-            continue
-    return names
+    """The store's object names under ``part``'s paths of the run folder ``remote`` (a path no
+    task wrote yet lists nothing)."""
+    return [name for path in part.paths or ("",) for name in fs.find(f"{remote}/{path}".rstrip("/"))]
 
 
 def pull(

@@ -28,6 +28,11 @@ _SEPARATORS = (",", ":")
 ANSWERS_FILE = "answers.jsonl"  # in each point folder; the run folder's largest file by far
 
 
+def is_answers_file(relative: str) -> bool:
+    """Whether a path (relative to a run folder, ``/``-separated) names reference answers."""
+    return relative.rsplit("/", 1)[-1] == ANSWERS_FILE
+
+
 def write_answers(path: str | os.PathLike[str], answered: Iterable[tuple[LogicalQuery, Answer]]) -> Path:
     """Write answers.jsonl atomically (``results.files.atomic_writer``); each answer's rows are
     encoded a chunk at a time (``Answer.row_chunks``), so a line is never built whole in memory."""
