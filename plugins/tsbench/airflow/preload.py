@@ -3,8 +3,11 @@
 dataset / oracle / post-run steps import, and the third-party libraries under them (pyarrow,
 psycopg, DuckDB, boto3 for the run store and the remote task logs).
 
-Importing, and reading botocore's S3 model once (``results.bucket.shared_model_loader``: every S3
-client of a task — run store lease, publication — then skips ~0.3 s of JSON parsing). Nothing here
+Importing, reading botocore's S3 model once (``results.bucket.shared_model_loader``: every S3
+client of a task — run store lease, publication — then skips ~0.3 s of JSON parsing), and making one
+throwaway S3 client (explicit fake credentials and endpoint: no request, nothing read from the
+environment), which leaves botocore's lazily imported handlers and caches loaded: a forked task's
+first client then takes ~0.015 s instead of ~0.07 s (``bench/celery_vs_dagtest.py``). Nothing here
 opens a connection or leaves a file open or starts a Python thread (pyarrow's
 allocator starts jemalloc's background thread, which is fork-aware: a forked child starts its own),
 so forking after it is as safe as forking before (``tests/unit/test_celery_preload.py``). Of the
@@ -40,4 +43,6 @@ PRELOADED = (
 
 for _name in PRELOADED:
     importlib.import_module(_name)
-importlib.import_module("tsbench.results.bucket").shared_model_loader()
+_bucket = importlib.import_module("tsbench.results.bucket")
+_bucket.shared_model_loader()
+_bucket.make_client("http://127.0.0.1:9", "us-east-1", "preload", "preload")  # never used
