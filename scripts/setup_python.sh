@@ -36,10 +36,11 @@ if [[ "$(cat "$stamp" 2>/dev/null)" != "$want" ]]; then
     echo "$want" > "$stamp"
 fi
 # Bytecode, compiled up front: uv installs none, and where PYTHONDONTWRITEBYTECODE is set (as on
-# our CI machines) Python never writes any either, so every process — each Airflow task, the CLI,
-# each server's helper — compiled every module it imported from source (great_expectations alone:
-# 1,900 modules, ~4 s of CPU per process). compileall skips files whose bytecode is current, so
-# this is ~1 s after the first time; the repository's own code is compiled too (edited files again).
+# the machines this project runs on here) Python never writes any either, so every process — each
+# Airflow task, the CLI, each deployment's component — compiled every module it imported from
+# source (great_expectations alone: 1,900 modules, ~4 s of CPU per process). compileall skips files
+# whose bytecode is current, so this is under 1 s after the first time (~17 s); the repository's
+# own code is compiled too (edited files again).
 compiled="$venv/.bytecode.sha256"
 if [[ "$(cat "$compiled" 2>/dev/null)" != "$want" ]]; then
     log "compiling the installed packages to bytecode"
