@@ -85,6 +85,9 @@ def print_shares(wall: float, work: dict[str, Any]) -> None:
         )
 
 
+PHASE_FILES = {"settle": "footprint"}  # a phase whose record file has another name
+
+
 def task_breakdown(run: Any, folder: Path, scale: int) -> list[dict[str, Any]]:
     """Per task id of the DAG run: its task instances, their summed seconds (start → end), the
     reschedules (a waiting ``acquire_machine`` handing its turn back) and their seconds, and for a
@@ -108,8 +111,13 @@ def task_breakdown(run: Any, folder: Path, scale: int) -> list[dict[str, Any]]:
             for again in session.query(TaskReschedule).filter_by(ti_id=ti.id).all():
                 row["resched"] += 1
                 row["resched_s"] += (again.end_date - again.start_date).total_seconds()
+    from tsbench.pipeline import STEPS
+
+    phases_of = {step.name: step.phases or (step.name,) for step in STEPS}
     for row in rows.values():
-        row["work_s"] = measured.get(row["task"].rsplit(".", 1)[-1], 0.0)
+        name = row["task"].rsplit(".", 1)[-1]
+        files = [PHASE_FILES.get(phase, phase) for phase in phases_of.get(name, (name,))]
+        row["work_s"] = sum(measured.get(file, 0.0) for file in files)
     return sorted(rows.values(), key=lambda row: -row["task_s"])
 
 

@@ -34,13 +34,14 @@ from tsbench.workload.answer_file import is_answers_file
 ONCE = ("provision", "teardown")  # run on the first point; the others get its record, ``shared_from``
 
 
-def branch_part(points: Sequence[str], target: str, phase: str) -> Part:
-    """What phase ``phase`` of ``target`` opens of its run folder: its points' folders but the
-    other targets' folders in them, and but the reference answers unless the phase reads them."""
+def branch_part(points: Sequence[str], target: str, phases: Sequence[str]) -> Part:
+    """What a step of ``target`` running ``phases`` opens of its run folder: its points' folders
+    but the other targets' folders in them, and but the reference answers unless a phase reads them."""
+    reads_answers = any(phase in READS_ANSWERS for phase in phases)
 
     def leaves_out(relative: str) -> bool:
         if is_answers_file(relative):
-            return phase not in READS_ANSWERS
+            return not reads_answers
         parts = relative.split("/")  # point / file, or point / TARGETS / target / file
         return len(parts) > 3 and parts[1] == TARGETS and parts[2] != target
 

@@ -90,7 +90,8 @@ class LocalRun:
                     acquired = True
                     continue
                 with lease.keep_alive(owner):
-                    phases.run_phase(name)
+                    for phase in step.phases:
+                        phases.run_phase(phase)
             return True
         except Exception as error:
             if name == "acquire_machine":

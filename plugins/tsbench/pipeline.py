@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tsbench.comparison import collect_comparison, plan_comparison, write_plan
-from tsbench.phases import PHASES
+from tsbench.phases import PHASES, phase_steps
 from tsbench.results.documents import StoredResult, read_comparison, read_validation
 from tsbench.results.files import read_json, write_bytes_atomic
 from tsbench.results.store import RunStore, spec_match
@@ -271,7 +271,8 @@ class Step:
     once per branch (server group × target), or once after every branch (``post``: ``call(folder,
     publication)`` runs it). ``setup``: what a branch's teardown undoes (it runs when they ran);
     ``teardown``: runs always, also after a failure. ``reads_answers``: a post step that opens the
-    reference answers (``post_part``)."""
+    reference answers (``post_part``). ``phases``: the runner's phases a branch step runs, in
+    order (``phases.phase_steps``; none for ``acquire_machine``)."""
 
     name: str
     scope: Scope
@@ -280,6 +281,7 @@ class Step:
     setup: bool = False
     teardown: bool = False
     reads_answers: bool = False
+    phases: tuple[str, ...] = ()
 
 
 def post_part(step: Step) -> Part:
@@ -318,8 +320,15 @@ STEPS: tuple[Step, ...] = (
         setup=True,
     ),
     *(
-        Step(name, "branch", PHASE_SUMMARIES[name], setup=name == "provision", teardown=name == PHASES[-1])
-        for name in PHASES
+        Step(
+            group[-1],
+            "branch",
+            " ".join(PHASE_SUMMARIES[name] for name in group),
+            setup=group[-1] == "provision",
+            teardown=group[-1] == PHASES[-1],
+            phases=group,
+        )
+        for group in phase_steps()
     ),
     Step(
         "collect",

@@ -78,13 +78,13 @@ def test_a_branch_fetches_only_its_own_part_and_leaves_the_rest_untouched(
             (earlier / point / "run.json").write_text("{}")
             (earlier / point / "targets" / "postgres" / "load.json").write_text("p")
         (earlier / "plan.json").write_text("{}")
-    with workspace(store_url, scratch=tmp_path, part=branch_part(["scale-10"], "questdb", "load")) as load:
+    with workspace(store_url, scratch=tmp_path, part=branch_part(["scale-10"], "questdb", ("load",))) as load:
         assert sorted(p.relative_to(load).as_posix() for p in load.rglob("*") if p.is_file()) == [
             "scale-10/run.json"
         ]
         (load / "scale-10" / "targets" / "questdb").mkdir(parents=True)
         (load / "scale-10" / "targets" / "questdb" / "load.json").write_text("q")
-    part = branch_part(["scale-10"], "questdb", "queries")
+    part = branch_part(["scale-10"], "questdb", ("cache_reset", "queries"))
     with workspace(store_url, scratch=tmp_path, part=part) as queries:
         assert (queries / "scale-10" / "answers.jsonl").read_text() == "reference\n"
         assert (queries / "scale-10" / "targets" / "questdb" / "load.json").read_text() == "q"

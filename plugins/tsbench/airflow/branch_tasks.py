@@ -76,11 +76,12 @@ def _label(item: dict[str, Any]) -> None:
     get_current_context()["tsbench_branch"] = item["label"]  # type: ignore[typeddict-unknown-key]
 
 
-def _phase(item: dict[str, Any], name: str, measuring: bool = True) -> dict[str, Any]:
-    """Run one phase of one branch (``measuring``: while beating the machine lease, which it must
-    hold) in a workspace of the run folder; a failure is recorded in the run folders
-    (``GroupPhases``), then fails the task (its log ends with the reason) — without its retries
-    when the error says another try would only repeat it (``TargetError.retryable``)."""
+def _phase(item: dict[str, Any], names: tuple[str, ...], measuring: bool = True) -> dict[str, Any]:
+    """Run one step of one branch — its phases ``names`` in order (``measuring``: while beating the
+    machine lease, which it must hold) — in a workspace of the run folder; a failure is recorded in
+    the run folders (``GroupPhases``), then fails the task (its log ends with the reason) — without
+    its retries when the error says another try would only repeat it (``TargetError.retryable``).
+    Returns the last phase's figures."""
     from airflow.sdk.exceptions import AirflowFailException
 
     from tsbench.group_phases import branch_part
@@ -88,12 +89,13 @@ def _phase(item: dict[str, Any], name: str, measuring: bool = True) -> dict[str,
     from tsbench.targets.base import TargetError
 
     _label(item)
-    with workspace(item["folder"], part=branch_part(item["points"], item["target"], name)) as folder:
+    with workspace(item["folder"], part=branch_part(item["points"], item["target"], names)) as folder:
         phases = _phases(folder, item)
         lease = _held_lease(phases)
         try:
             with lease.keep_alive(_lease_owner(item)) if measuring else nullcontext():
-                body = phases.run_phase(name)
+                for name in names:
+                    body = phases.run_phase(name)
         except TargetError as error:
             if error.retryable:
                 raise
@@ -192,7 +194,7 @@ def acquire_machine(item: dict[str, Any], name: str = "acquire_machine") -> dict
     from tsbench.results.workspace import workspace
 
     _label(item)
-    with workspace(item["folder"], part=branch_part(item["points"], item["target"], name)) as folder:
+    with workspace(item["folder"], part=branch_part(item["points"], item["target"], ())) as folder:
         return _acquire(item, name, _phases(folder, item))
 
 
@@ -226,9 +228,9 @@ def _acquire(item: dict[str, Any], name: str, phases: Any) -> dict[str, Any]:
 
 def teardown(item: dict[str, Any], name: str) -> dict[str, Any]:
     """The teardown phase (also when the lease was lost), then the machine lease given back."""
-    return _phase(item, name, measuring=False)
+    return _phase(item, (name,), measuring=False)
 
 
-def phase(item: dict[str, Any], name: str) -> dict[str, Any]:
-    """A measured phase of one branch, while beating the machine lease."""
-    return _phase(item, name)
+def phase(item: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    """A measured step of one branch (its phases in order), while beating the machine lease."""
+    return _phase(item, names)

@@ -145,10 +145,10 @@ def point_task(step: Step) -> Any:
 
 
 def branch_task(step: Step) -> Any:
-    call = BRANCH_CALLS.get(step.name, branch_tasks.phase)
+    special = BRANCH_CALLS.get(step.name)
 
     def run(item: dict[str, Any]) -> Any:
-        return call(item, step.name)
+        return special(item, step.name) if special else branch_tasks.phase(item, step.phases)
 
     return _task(step, run, map_index_template=BRANCH_LABEL)
 
