@@ -59,6 +59,8 @@ def test_a_stopped_run_tears_down_its_servers_and_frees_the_machine(
         if line.startswith(f"· {phase} "):
             break
     assert seen and seen[-1].startswith(f"· {phase} "), "".join(seen)[-3000:]
+    target_dir = out / "stopped" / "scale-100" / "targets" / "postgres"
+    _wait_for_the_phases_before(phase, target_dir)
     time.sleep(1.0)
     child.send_signal(signum)
     stopped_at = time.monotonic()
@@ -68,9 +70,21 @@ def test_a_stopped_run_tears_down_its_servers_and_frees_the_machine(
     assert child.returncode == 128 + signum, rest[-3000:]
     assert took < 60, f"the run needed {took:.0f} s to stop"
     assert f"interrupted by {signal.Signals(signum).name}" in rest
-    target_dir = out / "stopped" / "scale-100" / "targets" / "postgres"
     error = read_json(target_dir / "error.json")
     assert error["failed_phase"] == phase and error["error"].startswith("Interrupted"), error
     assert (target_dir / "teardown.json").exists()
     assert _processes_under(state) == []
     assert not (state / "machine.lease").exists()
+
+
+def _wait_for_the_phases_before(phase: str, target_dir: Path, timeout_s: float = 120) -> None:
+    """A step that runs phases before ``phase`` (the queries step opens with the cache reset): wait
+    until their records are written, so that the signal arrives inside ``phase`` itself."""
+    from tsbench.pipeline import steps
+
+    step = next(step for step in steps("branch") if step.name == phase)
+    deadline = time.monotonic() + timeout_s
+    for before in step.phases[: step.phases.index(phase)]:
+        while not (target_dir / f"{before}.json").is_file():
+            assert time.monotonic() < deadline, f"{before} never finished"
+            time.sleep(0.05)
