@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fatal_signals import kept_fatal_signal_handlers
 
 from tsbench.spec import DatasetSpec
 from tsbench.workload.dataset import Dataset, ensure_dataset
+
+
+@pytest.fixture(scope="module")
+def fatal_signal_handlers_kept() -> Iterator[None]:
+    """This process's fatal-signal handlers as the module found them, put back after it
+    (``fatal_signals.kept_fatal_signal_handlers``: chDB's must not outlive its modules)."""
+    with kept_fatal_signal_handlers():
+        yield
 
 
 @pytest.fixture(scope="session")

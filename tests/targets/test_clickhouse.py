@@ -52,6 +52,12 @@ from tsbench.workload.queries import DataRange, LogicalQuery, generate_queries
 from tsbench.workload.query_types import QUERY_TYPES, get_query_type
 from tsbench.workload.usecases import get_use_case
 
+
+@pytest.fixture(autouse=True, scope="module")
+def _fatal_signal_handlers_back(fatal_signal_handlers_kept: None) -> None:
+    """chDB's fatal-signal handlers do not outlive this module (``tests/conftest.py``)."""
+
+
 REPO = Path(__file__).resolve().parents[2]
 FOLDER = REPO / "plugins" / "tsbench" / "targets" / "clickhouse"
 INSTALL_SCRIPT = FOLDER / "install.sh"

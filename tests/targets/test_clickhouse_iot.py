@@ -20,6 +20,11 @@ from tsbench.workload.queries import DataRange, LogicalQuery, generate_queries
 from tsbench.workload.query_types import QUERY_TYPES
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _fatal_signal_handlers_back(fatal_signal_handlers_kept: None) -> None:
+    """chDB's fatal-signal handlers do not outlive this module (``tests/conftest.py``)."""
+
+
 @pytest.fixture(scope="module")
 def engine_path(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(tmp_path_factory.mktemp("chdb_iot"))
