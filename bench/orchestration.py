@@ -85,9 +85,6 @@ def print_shares(wall: float, work: dict[str, Any]) -> None:
         )
 
 
-PHASE_FILES = {"settle": "footprint"}  # a phase whose record file has another name
-
-
 def task_breakdown(run: Any, folder: Path, scale: int) -> list[dict[str, Any]]:
     """Per task id of the DAG run: its task instances, their summed seconds (start → end), the
     reschedules (a waiting ``acquire_machine`` handing its turn back) and their seconds, and for a
@@ -112,11 +109,13 @@ def task_breakdown(run: Any, folder: Path, scale: int) -> list[dict[str, Any]]:
                 row["resched"] += 1
                 row["resched_s"] += (again.end_date - again.start_date).total_seconds()
     from tsbench.pipeline import STEPS
+    from tsbench.results.collect import PHASE_ORDER
 
     phases_of = {step.name: step.phases or (step.name,) for step in STEPS}
+    file_of = dict(PHASE_ORDER)  # phase → the file it writes (settle: the footprint)
     for row in rows.values():
         name = row["task"].rsplit(".", 1)[-1]
-        files = [PHASE_FILES.get(phase, phase) for phase in phases_of.get(name, (name,))]
+        files = [file_of.get(phase, phase) for phase in phases_of.get(name, (name,))]
         row["work_s"] = sum(measured.get(file, 0.0) for file in files)
     return sorted(rows.values(), key=lambda row: -row["task_s"])
 
