@@ -116,7 +116,35 @@ def celery_side(
             run = deployment.wait_for_run(DAG, run_id, timeout_s=3600)
             after = component_cpu_s(deployment.home)
             instances = deployment.task_instances(DAG, run_id)
+        for ti in instances:
+            ti["function_span"] = function_span(minio.client(), bucket, run_id, ti)
         return run, instances, _pull_run(minio, bucket, work / "pulled"), (before, after)
+
+
+def function_span(s3: Any, bucket: str, run_id: str, ti: dict[str, Any]) -> tuple[float, float] | None:
+    """When the task's own function ran (epoch s), from its task log in the bucket the workers
+    upload to: from the end of Airflow's pre-execute group (the DAG file parsed, the context
+    built) to the start of its post-execute group (XCom push, state); None without a log."""
+    mapped = f"map_index={ti['map_index']}/" if ti["map_index"] >= 0 else ""
+    key = (
+        f"airflow-task-logs/dag_id={DAG}/run_id={run_id}/task_id={ti['task_id']}/{mapped}"
+        f"attempt={ti['try_number']}.log"
+    )
+    try:
+        text = s3.get_object(Bucket=bucket, Key=key)["Body"].read().decode()
+    except s3.exceptions.NoSuchKey:
+        return None
+    start = end = None
+    for line in text.splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if entry.get("event") == "::endgroup::" and start is None:
+            start = _stamp(entry["timestamp"])
+        elif entry.get("event") == "::group::Post Execute":
+            end = _stamp(entry["timestamp"])
+    return (start, end) if start is not None and end is not None else None
 
 
 def print_latencies(instances: list[dict[str, Any]]) -> None:
@@ -140,11 +168,63 @@ def print_latencies(instances: list[dict[str, Any]]) -> None:
         )
 
 
+def print_timeline(run: dict[str, Any], instances: list[dict[str, Any]], work: dict[str, Any]) -> None:
+    """The run's wall split by its task instances' own start/end times: seconds when no task ran
+    (the run's start until its first task, the hops between tasks, the last task until the run's
+    end) and seconds when some task ran, less the work measured inside them."""
+    spans = [
+        (_stamp(ti["start_date"]), _stamp(ti["end_date"]))
+        for ti in instances
+        if ti["start_date"] and ti["end_date"]
+    ]
+    covered = _union(spans)
+    wall = _stamp(run["end_date"]) - _stamp(run["start_date"])
+    inside = covered - work["database"] - work["other"]
+    print(f"  no task running (hops, run start/end)  {wall - covered:6.1f} s")
+    print(f"  some task running, outside measured work {inside:6.1f} s over {len(spans)} task instances")
+    in_functions = _union(_function_spans(instances))
+    airflow, glue = wall - in_functions, in_functions - work["database"] - work["other"]
+    print(
+        f"  Airflow's own (wall − time in tsbench's task functions) {airflow:6.1f} s = "
+        f"{100 * airflow / work['database']:.1f} % of database work"
+    )
+    print(
+        f"  tsbench's glue in its task functions (run store pull/push, lease, records) {glue:6.1f} s = "
+        f"{100 * glue / work['database']:.1f} %"
+    )
+
+
+def _function_spans(instances: list[dict[str, Any]]) -> list[tuple[float, float]]:
+    """Each task instance's function span; a branch's ``acquire_machine`` counts only from the end
+    of the previous branch's teardown (before that it waits beside that branch's tasks)."""
+    spans = {(ti["task_id"], ti["map_index"]): ti.get("function_span") for ti in instances}
+    chosen = []
+    for (task, index), span in spans.items():
+        if span is None:
+            continue
+        start, end = span
+        previous = spans.get(("benchmark.teardown", index - 1))
+        if task == "benchmark.acquire_machine" and previous:
+            start = max(start, previous[1])
+        chosen.append((start, max(start, end)))
+    return chosen
+
+
+def _union(spans: list[tuple[float, float]]) -> float:
+    """Seconds covered by at least one of ``spans``."""
+    covered, reach = 0.0, float("-inf")
+    for start, end in sorted(spans):
+        covered += max(0.0, end - max(start, reach))
+        reach = max(reach, end)
+    return covered
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--targets", default="questdb,timescaledb,postgres,influxdb")
     parser.add_argument("--scale", type=int, default=100)
     parser.add_argument("--duration", default="1d")
+    parser.add_argument("--celery-only", action="store_true", help="skip the dag.test() side")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="tsbench-celery-bench-"))
     from tsbench.airflow.params import DEFAULTS
@@ -152,14 +232,18 @@ def main() -> None:
     conf = {**DEFAULTS, "scales": [args.scale], "duration": args.duration, "targets": args.targets.split(",")}
     run, instances, folder, cpu = celery_side(conf, work)
     (work / "celery_run.json").write_text(json.dumps({"run": run, "task_instances": instances}))
-    local = dag_test_side(args.targets, args.scale, args.duration, work / "dag_test.json")
     celery_wall = _stamp(run["end_date"]) - _stamp(run["start_date"])
     print(f"\n{args.targets} at {args.scale} hosts × {args.duration}")
-    print(f"dag.test(): run {local['state']}")
-    print_shares(local["wall"], local)
+    if not args.celery_only:
+        local = dag_test_side(args.targets, args.scale, args.duration, work / "dag_test.json")
+        print(f"dag.test(): run {local['state']}")
+        print_shares(local["wall"], local)
     print(f"Celery form, 2 workers, MinIO run store: run {run['state']}")
-    print_shares(celery_wall, measured_work(folder, args.scale))
-    print(f"  wall ratio Celery / dag.test()     {celery_wall / local['wall']:.2f}")
+    celery_work = measured_work(folder, args.scale)
+    print_shares(celery_wall, celery_work)
+    print_timeline(run, instances, celery_work)
+    if not args.celery_only:
+        print(f"  wall ratio Celery / dag.test()     {celery_wall / local['wall']:.2f}")
     print_component_cpu(*cpu, celery_wall)
     print_latencies(instances)
 

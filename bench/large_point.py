@@ -50,17 +50,28 @@ class RssSampler:
         return max((rss for at, rss in self.samples if start <= at <= end), default=0)
 
 
-def task_peaks(run: Any, sampler: RssSampler) -> list[tuple[str, float, int]]:
-    """``(task, wall s, peak RSS bytes)`` per task instance of ``run``, in the order they started
-    (their start and end times from Airflow's metadata database)."""
+def task_peaks(run: Any, sampler: RssSampler, generate_s: float) -> list[tuple[str, float, int]]:
+    """``(task or stage, wall s, peak RSS bytes)`` per task instance of ``run``, in the order they
+    started (their start and end times from Airflow's metadata database; the dataset task split
+    at ``generate_s`` into its generation and its oracle)."""
     rows = []
     for ti in sorted(run.get_task_instances(), key=lambda ti: ti.start_date or ti.end_date):
         if ti.start_date is None or ti.end_date is None:
             continue
         start, end = ti.start_date.timestamp(), ti.end_date.timestamp()
         name = ti.task_id + (f"[{ti.map_index}]" if ti.map_index >= 0 else "")
-        rows.append((name, end - start, sampler.peak(start, end)))
+        for stage, stage_start, stage_end in _stages(name, start, end, generate_s):
+            rows.append((stage, stage_end - stage_start, sampler.peak(stage_start, stage_end)))
     return rows
+
+
+def _stages(name: str, start: float, end: float, generate_s: float) -> list[tuple[str, float, float]]:
+    """A task's stages: the dataset task generates (its first ``generate_s`` seconds), then
+    answers the queries (the oracle); every other task is one stage."""
+    if not name.startswith("dataset"):
+        return [(name, start, end)]
+    split = min(end, start + generate_s)
+    return [(f"{name} generate", start, split), (f"{name} oracle", split, end)]
 
 
 def main() -> None:
@@ -92,7 +103,9 @@ def main() -> None:
     run = dag.test(run_conf=conf)
     wall = time.perf_counter() - started
     sampler.done.set()
-    report(run.state, wall, task_peaks(run, sampler), work, args)
+    point = next(p for p in (work / "out" / "runs").iterdir() if p.is_dir()) / f"scale-{args.scale}"
+    generate_s = json.loads((point / "run.json").read_text())["dataset"]["generate_s"]
+    report(run.state, wall, task_peaks(run, sampler, generate_s), work, args)
 
 
 def report(

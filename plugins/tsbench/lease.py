@@ -35,7 +35,7 @@ from tsbench.runtimes.local import state_root
 
 DEFAULT_STALE_AFTER_S = float(os.environ.get("TSBENCH_LEASE_STALE_S", 15 * 60))
 BEAT_EVERY_S = 30.0
-POLL_EVERY_S = 0.5  # a waiter's tries: one or two small reads each; the handover waits half of it
+POLL_EVERY_S = 0.2  # a waiter's tries: one or two small reads each; the handover waits half of it
 DEFAULT_WAIT_S = 24 * 3600.0
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from tsbench.comparison import PlannedPoint, branch_label, point_dir, read_plan, server_groups
 from tsbench.group_phases import GroupPhases
 from tsbench.lease import HostLeases, MachineLease, describe, wait_limit_s
+from tsbench.memory import release_freed_memory
 from tsbench.pipeline import ComparisonFailed, Publication, Step, plan_run, steps
 from tsbench.run_setup import prepare_dataset, prepare_oracle
 from tsbench.runtimes.base import Runtime
@@ -47,25 +48,29 @@ class LocalRun:
         """Every step in order; returns the verdict's problems (empty: the comparison passed).
         SpecError (naming every bad field) before any work when ``params`` are invalid."""
         (validate_params,) = steps("run")
-        self.on_step(validate_params.name, "")
+        self._starting(validate_params.name, "")
         plan_run(params, self.folder, self.limits, self.study)
         _, points = read_plan(self.folder)
         for step in steps("point"):
             for point in points:
-                self.on_step(step.name, point.name)
+                self._starting(step.name, point.name)
                 self._point_step(step, point, point_dir(self.folder, point.name))
         for group in server_groups(points):
             for target in group[0].spec.targets:
                 self._branch([point_dir(self.folder, p.name) for p in group], target)
         return self._post_run()
 
+    def _starting(self, step: str, label: str) -> None:
+        """Before each step: what the last one freed goes back to the system (one process runs
+        them all, so it would keep every step's high-water mark), then ``on_step``."""
+        release_freed_memory()
+        self.on_step(step, label)
+
     def _point_step(self, step: Step, point: PlannedPoint, run_dir: Path) -> None:
-        if step.name == "dataset":
-            prepare_dataset(point.spec, run_dir, self.dataset_cache, point.facts)
-        elif step.name == "oracle":
-            prepare_oracle(run_dir)
-        else:
+        if step.name != "dataset":
             raise LookupError(f"no in-process form of the point step {step.name}")
+        prepare_dataset(point.spec, run_dir, self.dataset_cache, point.facts)
+        prepare_oracle(run_dir)
 
     def _branch(self, run_dirs: list[Path], target: str) -> bool:
         """Every branch step of one target over one server group; returns True when it succeeded.
@@ -84,7 +89,7 @@ class LocalRun:
                 if step.teardown:
                     continue
                 name = step.name
-                self.on_step(name, label)
+                self._starting(name, label)
                 if name == "acquire_machine":
                     lease = self._acquire(leases, owner, phases)
                     acquired = True
@@ -110,7 +115,7 @@ class LocalRun:
         return lease
 
     def _teardown(self, phases: GroupPhases, step: Step, label: str, lease: MachineLease, owner: str) -> None:
-        self.on_step(step.name, label)
+        self._starting(step.name, label)
         try:
             phases.run_phase(step.name)
         except Exception:  # recorded by the phase; the other branches and the report go on
@@ -123,7 +128,7 @@ class LocalRun:
         a failed step is one more problem for the verdict."""
         problems: list[str] = []
         for step in steps("post"):
-            self.on_step(step.name, "")
+            self._starting(step.name, "")
             assert step.call is not None
             try:
                 self.outcomes[step.name] = step.call(self.folder, self.publication)

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tsbench.comparison import collect_comparison, plan_comparison, write_plan
-from tsbench.phases import PHASES, phase_steps
+from tsbench.phases import PHASES, phase_steps, step_name
 from tsbench.results.documents import StoredResult, read_comparison, read_validation
 from tsbench.results.files import read_json, write_bytes_atomic
 from tsbench.results.store import RunStore, spec_match
@@ -310,8 +310,12 @@ STEPS: tuple[Step, ...] = (
         "run",
         "Check every parameter (RunSpec's messages) before any work; write plan.json.",
     ),
-    Step("dataset", "point", "Generate the dataset of one point, or reuse it from the cache."),
-    Step("oracle", "point", "The logical query set and its reference answers (DuckDB over the dataset)."),
+    Step(
+        "dataset",
+        "point",
+        "Generate the dataset of one point, or reuse it from the cache; then the logical query set "
+        "and its reference answers (DuckDB over the dataset, on the worker that holds it).",
+    ),
     Step(
         "acquire_machine",
         "branch",
@@ -321,11 +325,11 @@ STEPS: tuple[Step, ...] = (
     ),
     *(
         Step(
-            group[-1],
+            step_name(group),
             "branch",
             " ".join(PHASE_SUMMARIES[name] for name in group),
-            setup=group[-1] == "provision",
-            teardown=group[-1] == PHASES[-1],
+            setup=step_name(group) == PHASES[0],
+            teardown=step_name(group) == PHASES[-1],
             phases=group,
         )
         for group in phase_steps()

@@ -102,7 +102,7 @@ def _assert_no_worker_path_handed_on(deployment: AirflowDeployment, run_id: str,
     path another worker wrote; and no XCom at all names a task's scratch copy (gone with the task)."""
     listed = deployment.get(f"/dags/{DAG}/dagRuns/{run_id}/taskInstances/~/xcomEntries", limit=1000)
     entries = listed["xcom_entries"]
-    handed_on = {"validate_params", "points_of", "dataset", "oracle", "branches"}
+    handed_on = {"validate_params", "points_of", "dataset", "branches"}
     assert handed_on <= {entry["task_id"] for entry in entries}, entries
     worker_roots = (str(deployment.home), str(var), str(deployment.results), "/tmp/", "/var/tmp/")
     urls: set[str] = set()

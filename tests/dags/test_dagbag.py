@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-# The branch's tasks: every phase but cache_reset, which opens the queries task (a retried query
-# task restarts the server cold again).
-BRANCH_STEPS = ["provision", "prepare", "load", "settle", "queries", "teardown"]
+# The branch's tasks (tsbench.phases): prepare and settle run inside the load task, the cache reset
+# opens the queries task.
+BRANCH_STEPS = ["provision", "load", "queries", "teardown"]
 
 
 def test_no_import_errors(dagbag) -> None:
@@ -103,7 +103,6 @@ def test_graph_reads_like_the_pipeline(dagbag) -> None:
     assert {
         "validate_params",
         "dataset",
-        "oracle",
         "collect",
         "validate",
         "report",
@@ -178,8 +177,10 @@ def test_choices_are_pick_lists_and_value_checks_are_left_to_runspec(dagbag) -> 
 
 def test_branch_tasks_are_labelled_by_scale_and_target(dagbag) -> None:
     dag = dagbag.get_dag("tsbench_comparison")
-    assert "benchmark.cache_reset" not in dag.task_ids
+    assert not {"benchmark.prepare", "benchmark.settle", "benchmark.cache_reset"} & set(dag.task_ids)
     assert dag.get_task("benchmark.queries").doc_md.startswith("Restart the server and drop the OS page")
+    assert dag.get_task("benchmark.load").doc_md.startswith("Create fresh tables")
+    assert "Footprint right after load" in dag.get_task("benchmark.load").doc_md
     for phase in ["acquire_machine", *BRANCH_STEPS]:
         template = dag.get_task(f"benchmark.{phase}").map_index_template
         assert template == "{{ tsbench_branch }}", phase

@@ -4,7 +4,7 @@ its phases, the machine lease around them.
 Every task works in a workspace of the part of the run folder it opens (``results.workspace``,
 ``group_phases.branch_part``: its points' folders, not the other targets' in them). Exclusivity: one branch
 measures on a benchmark host at a time. ``acquire_machine`` is an ordinary task that blocks (polling
-every 0.5 s) until it holds one of the branch's host leases (``runtimes.select.host_lease_keys``);
+every 0.2 s) until it holds one of the branch's host leases (``runtimes.select.host_lease_keys``);
 its record names the lease, which the phases beat and ``teardown`` gives back. Every phase task
 beats the lease while it runs; a holder that died without teardown stops beating and its lease is
 taken over after 15 min, and a phase whose lease was taken over fails (``LeaseLost``) rather than
@@ -81,10 +81,11 @@ def _phase(item: dict[str, Any], names: tuple[str, ...], measuring: bool = True)
     machine lease, which it must hold) — in a workspace of the run folder; a failure is recorded in
     the run folders (``GroupPhases``), then fails the task (its log ends with the reason) — without
     its retries when the error says another try would only repeat it (``TargetError.retryable``).
-    Returns the last phase's figures."""
+    Returns the figures of the step's own phase (``phases.step_name``)."""
     from airflow.sdk.exceptions import AirflowFailException
 
     from tsbench.group_phases import branch_part
+    from tsbench.phases import step_name
     from tsbench.results.workspace import workspace
     from tsbench.targets.base import TargetError
 
@@ -94,8 +95,7 @@ def _phase(item: dict[str, Any], names: tuple[str, ...], measuring: bool = True)
         lease = _held_lease(phases)
         try:
             with lease.keep_alive(_lease_owner(item)) if measuring else nullcontext():
-                for name in names:
-                    body = phases.run_phase(name)
+                bodies = {name: phases.run_phase(name) for name in names}
         except TargetError as error:
             if error.retryable:
                 raise
@@ -103,15 +103,15 @@ def _phase(item: dict[str, Any], names: tuple[str, ...], measuring: bool = True)
         finally:
             if not measuring:  # teardown: the lease is given back whatever happened
                 lease.release(_lease_owner(item))
-                if _in_process_test_run():
+                if in_process_test_run():
                     try:
                         _wake_waiting_turns()
                     except Exception as wake_error:  # the waiter still tries at its safety date
                         log.warning("could not wake the waiting branch: %s", wake_error)
-    return {k: v for k, v in body.items() if isinstance(v, int | float | str | bool)}
+    return {k: v for k, v in bodies[step_name(names)].items() if isinstance(v, int | float | str | bool)}
 
 
-def _in_process_test_run() -> bool:
+def in_process_test_run() -> bool:
     """True under ``dag.test()`` / ``airflow dags test``: tasks run one at a time inside the test's
     own process (Airflow's in-process supervisor), so a blocking wait would stop the lease
     holder's tasks too."""
@@ -209,7 +209,7 @@ def _acquire(item: dict[str, Any], name: str, phases: Any) -> dict[str, Any]:
         log.info("machine busy (%.0f s so far): %s", waited_s, describe(holder))
 
     try:
-        if _in_process_test_run():
+        if in_process_test_run():
             since_file = phases.dir / f"{name}.since"
             lease, waited = _try_or_give_the_turn_back(leases, owner, since_file, waiting)
         else:

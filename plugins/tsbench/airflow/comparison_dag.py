@@ -1,15 +1,17 @@
 """The comparison DAG, built by a factory so the nightly and the on-demand DAG files stay thin.
 
 One task per step of ``tsbench.pipeline.STEPS``, in its order (the command line walks the same
-table): validate_params → dataset (per point) → oracle (per point) → branches →
-benchmark[server group × target]: acquire_machine → provision → prepare → load → settle → cache_reset →
-queries → teardown (always) → collect → validate → report → publish → verdict. ``points_of`` and
-``branches`` only fan out (no step of their own). The branch tasks are in ``branch_tasks``.
+table): validate_params → dataset (per point: data, then reference answers) → branches →
+benchmark[server group × target]: acquire_machine → provision → load (prepare, load, settle) →
+queries (cache_reset, queries) → teardown (always) → collect → validate → report → publish →
+verdict (``tsbench.phases``: which phases share a task, and why). ``points_of`` and ``branches``
+only fan out (no step of their own; Airflow maps over a task's whole return value, so the plan
+cannot hand its lists on itself). The branch tasks are in ``branch_tasks``.
 
 Tasks share no disk: each works in a workspace of the run folder in the run store
 (``results.workspace``; the plan and the items carry the folder's URL and point names, never a
 worker's path). Exclusivity: one branch measures on a benchmark host at a time. ``acquire_machine``
-is an ordinary task that blocks (polling every 0.5 s) until it holds a host lease (``tsbench.lease``:
+is an ordinary task that blocks (polling every 0.2 s) until it holds a host lease (``tsbench.lease``:
 this machine's for ``local``/``docker``, one of the run's ``max_parallel_hosts`` slots for ``aws``),
 which ``teardown`` gives back; a lease changes only by compare-and-swap, so one branch holds it.
 No rescheduling sensor and no trigger is involved, so the scheduler only ever sees the plain
@@ -27,6 +29,7 @@ when a target or a critical expectation failed, after the report is published.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 from collections.abc import Callable, Sequence
@@ -79,8 +82,25 @@ def _task(step: Step, function: Callable[..., Any], **options: Any) -> Any:
     """The Airflow task of ``step``: its name, its summary as the task's doc, its options."""
     function.__doc__ = step.summary
     return task(task_id=step.name, doc_md=step.summary, **{**options, **TASK_OPTIONS.get(step.name, {})})(
-        function
+        _giving_memory_back(function)
     )
+
+
+def _giving_memory_back(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function``, after which the memory it freed goes back to the system when tasks share one
+    process (``dag.test()``: a run's tasks, one after another; an executor's task process exits)."""
+
+    @functools.wraps(function)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        finally:
+            if branch_tasks.in_process_test_run():
+                from tsbench.memory import release_freed_memory
+
+                release_freed_memory()
+
+    return run
 
 
 def validate_params_task(step: Step, limits: SweepLimits | None = None, study: Study | None = None) -> Any:
@@ -112,23 +132,20 @@ def _planned(folder: Path, item: dict[str, Any]) -> tuple[Any, Path]:
 
 
 def _dataset(folder: Path, item: dict[str, Any]) -> None:
-    from tsbench.run_setup import prepare_dataset
+    """The point's dataset, then its reference answers — in one task, so the oracle reads the
+    dataset on the worker that generated it (another worker would generate it again)."""
+    from tsbench.run_setup import prepare_dataset, prepare_oracle
 
     point, run_dir = _planned(folder, item)
     body = prepare_dataset(point.spec, run_dir, point=point.facts)
     how = "reused from the cache" if body["dataset"]["reused"] else "generated"
     log.info("dataset %s: %s rows (%s)", body["dataset"]["id"], f"{body['dataset']['rows_total']:,}", how)
-
-
-def _oracle(folder: Path, item: dict[str, Any]) -> None:
-    from tsbench.run_setup import prepare_oracle
-
-    body = prepare_oracle(_planned(folder, item)[1])
+    body = prepare_oracle(run_dir)
     how = "reused from the dataset's answer cache" if body["oracle_reused"] else "answered"
     log.info("oracle: %d queries %s in %.2f s", body["queries"], how, body["oracle_s"])
 
 
-POINT_CALLS: dict[str, Callable[[Path, dict[str, Any]], None]] = {"dataset": _dataset, "oracle": _oracle}
+POINT_CALLS: dict[str, Callable[[Path, dict[str, Any]], None]] = {"dataset": _dataset}
 
 
 def point_task(step: Step) -> Any:

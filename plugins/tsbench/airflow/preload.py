@@ -21,7 +21,14 @@ from __future__ import annotations
 import importlib
 
 PRELOADED = (
+    # what runs each task: Celery's workload decoder and Airflow's supervisor, which forks the
+    # task's process (otherwise imported by each pool process before its first task)
+    "airflow.executors.workloads",
+    "airflow.sdk.execution_time.supervisor",
+    "airflow.sdk.execution_time.task_runner",
     "tsbench.airflow.comparison_dag",
+    "tsbench.airflow.connections",
+    "tsbench.airflow.docker_client",
     "tsbench.group_phases",
     "tsbench.run_setup",
     "tsbench.results.workspace",

@@ -11,16 +11,15 @@ sessions. Timed figures add up the segments' walls, so no decoding is ever insid
 
 from __future__ import annotations
 
-import ctypes
 import logging
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
+from tsbench.memory import trim_c_heap
 from tsbench.targets.base import Session
 
 log = logging.getLogger("tsbench.queries")
@@ -178,18 +177,9 @@ class FetchPool:
         self.idle.clear()
 
 
-@cache
-def _libc() -> Any:
-    try:
-        return ctypes.CDLL("libc.so.6")
-    except OSError:
-        return None
-
-
 def release_freed_memory(received: Received) -> None:
     """After a large raw answer is freed, hand the C heap's free memory back to the system (glibc
     ``malloc_trim``): a libpq result lives on the C heap, which Python's own allocator does not
     reuse, so without it the process's resident size keeps every large answer ever received."""
-    libc = _libc()
-    if received.size >= TRIM_ABOVE_BYTES and libc is not None and hasattr(libc, "malloc_trim"):
-        libc.malloc_trim(0)
+    if received.size >= TRIM_ABOVE_BYTES:
+        trim_c_heap()
