@@ -101,14 +101,25 @@ def test_a_target_killed_mid_run_still_yields_a_published_report(
     killed: dict[str, str] = {}
 
     def kill_postgres_during_load() -> None:
-        # The load task's own scratch copy of the run folder: prepare, the first phase of that
-        # task, has written its record there (the store sees it only when the task ends).
+        # This run's folder (its name from the store, where validate_params put the plan), then the
+        # load task's own scratch copy of it: prepare, the first phase of that task, has written its
+        # record there (the store sees it only when the task ends). Other tests' tasks create and
+        # remove scratch folders meanwhile: a vanished one is skipped.
         scratch = Path(tempfile.gettempdir())
         deadline = time.time() + 600
+        folder = None
         while time.time() < deadline:
-            for record in scratch.glob("tsbench-task-*/*/scale-100/targets/postgres/prepare.json"):
+            if folder is None:
+                plans = [key for key in _stored(s3, store, "team/runs/") if key.endswith("/plan.json")]
+                folder = plans[0].split("/")[2] if plans else None
+            record = f"tsbench-task-*/{folder}/scale-100/targets/postgres/prepare.json"
+            try:
+                records = list(scratch.glob(record))
+            except OSError:
+                records = []
+            if folder and records:
                 time.sleep(1.0)
-                instance = f"{record.parents[3].name}-scale-100-postgres"
+                instance = f"{folder}-scale-100-postgres"
                 LocalRuntime().attach(instance).kill()
                 killed["instance"] = instance
                 return
