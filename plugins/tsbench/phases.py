@@ -10,7 +10,7 @@ PHASES = ("provision", "prepare", "load", "settle", "cache_reset", "queries", "t
 # executor's scheduling gap between them and it:
 # - the prepare opens the load's step: it encodes the load's wire bodies into the worker's own
 #   dataset cache (workers share no disk), so as a task of its own, a load that ran on the other
-#   worker encoded them all again (minutes at 4,000 hosts, in that worker's load task);
+#   worker encoded them all again (20–33 s per target at 4,000 hosts, in that worker's load task);
 # - the settle closes the load's step: its first footprint is "right after the load", which as a
 #   task of its own came a scheduler hop later (0.1–0.8 s under Celery, more on a busy scheduler)
 #   while the server went on compacting — a gap the command line and dag.test() never had;

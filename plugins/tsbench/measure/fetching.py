@@ -177,7 +177,7 @@ class FetchPool:
         self.idle.clear()
 
 
-def release_freed_memory(received: Received) -> None:
+def trim_after_large_answer(received: Received) -> None:
     """After a large raw answer is freed, hand the C heap's free memory back to the system (glibc
     ``malloc_trim``): a libpq result lives on the C heap, which Python's own allocator does not
     reuse, so without it the process's resident size keeps every large answer ever received."""

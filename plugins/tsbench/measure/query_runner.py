@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tsbench.measure.fetching import Execution, FetchPool, Received, release_freed_memory
+from tsbench.measure.fetching import Execution, FetchPool, Received, trim_after_large_answer
 from tsbench.measure.stats import client_cpu, latency_stats
 from tsbench.targets.base import Session
 from tsbench.workload.answers import Answer, AnswerShapeError, compare
@@ -90,7 +90,7 @@ def run_pass(
 
     def check(received: Received) -> None:
         _decode_and_check(received, by_id[received.execution.query_id], expected)
-        release_freed_memory(received)
+        trim_after_large_answer(received)
         executions.append(received.execution)
 
     for qtype, items in types.items():
