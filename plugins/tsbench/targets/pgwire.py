@@ -3,16 +3,21 @@
 Shared client code of the targets that answer SQL over PG wire (PostgreSQL, TimescaleDB, QuestDB);
 no database's own facts live here.
 
-``fetch`` is one libpq ``PQexecParams`` (extended protocol, no parameters, binary result format):
-libpq reads the server's whole answer into its own result object in C, with the GIL released, and
-nothing is turned into Python objects — what TSBS's Go runner does, which reads every row too.
-``decode`` then builds Python rows with the connection's loaders (the caller does it after the
-timed window), and frees the libpq result.
+``fetch`` sends the query on the connection's own socket and keeps the reply as the bytes the
+server sent (``pgwire_frames``): nothing is turned into Python objects, nothing per row or value
+is done while timed — as TSBS's Go runner, which reads every row too. ``decode_parts`` walks and
+decodes those bytes after the timed window. Where the connection is encrypted (TLS: its bytes are
+not the protocol's) ``fetch`` is one libpq ``PQexecParams`` instead (extended protocol, binary
+results, the whole answer in libpq's result in C with the GIL released), decoded through the
+connection's loaders.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+import socket
+from collections.abc import Callable, Iterator
+from functools import cache
 from typing import Any
 
 import psycopg
@@ -20,9 +25,11 @@ from psycopg.adapt import Transformer
 from psycopg.pq import ExecStatus, Format
 
 from tsbench.targets.base import TargetError
+from tsbench.targets.pgwire_frames import Frames, WireError, completed, exchange
 
 _ANSWERED = (ExecStatus.TUPLES_OK, ExecStatus.COMMAND_OK, ExecStatus.EMPTY_QUERY)
 ROWS_PER_PART = 65_536  # rows decoded at once by decode_parts
+REPLY_TIMEOUT_S = 3600.0  # the longest a query's reply may pause between two received blocks
 
 
 class PgWireSession:
@@ -32,9 +39,30 @@ class PgWireSession:
         """``label`` names the target in error messages."""
         self.connection = connection
         self.label = label
+        self._socket: socket.socket | None = None
+        if not connection.pgconn.ssl_in_use:
+            # A second descriptor of libpq's socket; with a timeout Python waits in poll() and
+            # leaves the socket non-blocking, as libpq keeps it.
+            self._socket = socket.socket(fileno=os.dup(connection.pgconn.socket))
+            self._socket.settimeout(REPLY_TIMEOUT_S)
 
     def fetch(self, text: str) -> Any:
-        """The libpq result holding every row of the answer (TargetError when the server refused)."""
+        """The reply's bytes (``bytearray``), or on an encrypted connection libpq's result; a
+        TargetError when the server refused the query or the connection broke."""
+        if self._socket is None:
+            return self._fetch_result(text)
+        try:
+            reply = exchange(self._socket, text)
+            if not completed(reply):  # an error, or an unusual reply: its messages say
+                Frames.parse(reply)
+        except (OSError, ConnectionError) as error:
+            self.close()
+            raise TargetError(f"{self.label}: connection lost: {error}\n{text[:300]}") from error
+        except WireError as error:
+            raise TargetError(f"{self.label}: {error}\n{text[:300]}") from error
+        return reply
+
+    def _fetch_result(self, text: str) -> Any:
         result = self.connection.pgconn.exec_params(text.encode(), [], result_format=Format.BINARY)
         if result.status not in _ANSWERED:
             message = (result.error_message or b"").decode(errors="replace").strip()
@@ -45,16 +73,30 @@ class PgWireSession:
         return result
 
     def raw_size(self, raw: Any) -> int:
-        """Estimated bytes a libpq result holds: 16 B of bookkeeping and ~16 B of value per cell."""
+        """Bytes a raw answer holds: the reply's length; for a libpq result an estimate (16 B of
+        bookkeeping and ~16 B of value per cell)."""
+        if isinstance(raw, bytearray):
+            return len(raw)
         return raw.ntuples * raw.nfields * 32
 
     def decode(self, raw: Any) -> list[tuple[Any, ...]]:
-        """Rows of a result ``fetch`` returned, through the connection's loaders; frees it."""
-        return [row for part in self.decode_parts(raw) for row in part]
+        """Rows of an answer ``fetch`` returned, every value as psycopg loads it; frees it."""
+        return [row for part in self.decode_parts(raw, instants_ns=False) for row in part]
 
-    def decode_parts(self, raw: Any, rows_per_part: int = ROWS_PER_PART) -> Iterator[list[tuple[Any, ...]]]:
-        """``decode`` in parts of ``rows_per_part`` rows, so a caller can shrink each part before
-        the next exists; frees the result at the end."""
+    def decode_parts(
+        self, raw: Any, rows_per_part: int = ROWS_PER_PART, instants_ns: bool = True
+    ) -> Iterator[list[tuple[Any, ...]]]:
+        """Rows in parts of ``rows_per_part``, so a caller can shrink each part before the next
+        exists (the answer check). From a reply's bytes: numbers as psycopg loads them, instants
+        as int ns since the epoch (what an answer normalises datetimes to; psycopg's datetimes
+        unless ``instants_ns``), other types through psycopg's loaders; from a libpq result:
+        psycopg's values throughout, the result freed at the end."""
+        if isinstance(raw, bytearray):
+            try:
+                yield from Frames.parse(raw).rows(self._loaders(), rows_per_part, instants_ns)
+            except WireError as error:
+                raise TargetError(f"{self.label}: {error}") from error
+            return
         try:
             if raw.status != ExecStatus.TUPLES_OK:
                 return
@@ -65,8 +107,20 @@ class PgWireSession:
         finally:
             raw.clear()
 
+    def _loaders(self) -> Callable[[int], Callable[[Any], Any]]:
+        transformer = Transformer(self.connection)
+
+        @cache
+        def load_of(oid: int) -> Callable[[Any], Any]:
+            return transformer.get_loader(oid, Format.BINARY).load
+
+        return load_of
+
     def execute(self, text: str) -> list[tuple[Any, ...]]:
         return self.decode(self.fetch(text))
 
     def close(self) -> None:
+        if self._socket is not None:
+            self._socket.close()
+            self._socket = None
         self.connection.close()
