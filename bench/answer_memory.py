@@ -112,8 +112,8 @@ def main() -> None:
         shape = f"{args.queries} answers of {args.rows:,} rows, {args.workers} workers"
         print(f"{shape}: {wall:.1f} s; agree with the reference: {verdicts}")
         print(
-            f"RSS before {before / 2**20:,.0f} MB, peak {peak.value / 2**20:,.0f} MB "
-            f"(+{(peak.value - before) / 2**20:,.0f}), after {rss_bytes() / 2**20:,.0f} MB"
+            f"RSS before {before / 2**20:,.0f} MiB, peak {peak.value / 2**20:,.0f} MiB "
+            f"(+{(peak.value - before) / 2**20:,.0f}), after {rss_bytes() / 2**20:,.0f} MiB"
         )
         target.close()
     finally:

@@ -113,11 +113,11 @@ def report(
 ) -> None:
     print(f"DAG run {state}: {args.targets} at {args.scale} hosts × {args.duration}, trials {args.trials}")
     print(f"  DAG wall {wall:.1f} s; results under {work}")
-    print(f"  {'task':<34} {'wall s':>8} {'peak RSS MB':>12}")
+    print(f"  {'task':<34} {'wall s':>8} {'peak RSS MiB':>12}")
     for name, seconds, peak in tasks:
         print(f"  {name:<34} {seconds:8.1f} {peak / 2**20:12.0f}")
     high_water = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    print(f"  process high-water mark (ru_maxrss): {high_water / 2**20:.0f} MB")
+    print(f"  process high-water mark (ru_maxrss): {high_water / 2**20:.0f} MiB")
     folder = next(p for p in (work / "out" / "runs").iterdir() if p.is_dir())
     point = folder / f"scale-{args.scale}"
     run_json = json.loads((point / "run.json").read_text())

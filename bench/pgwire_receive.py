@@ -32,7 +32,7 @@ def wide_query(rows: int) -> str:
     )
 
 
-def rss_mb() -> float:
+def rss_mib() -> float:
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
@@ -41,11 +41,11 @@ def rss_mb() -> float:
 
 def trial(session, text: str, wire: bool) -> dict[str, float]:
     release_freed_memory()
-    before = rss_mb()
+    before = rss_mib()
     started, cpu = time.perf_counter(), time.process_time()
     raw = session.fetch(text) if wire else session._fetch_result(text)
     receive_s, receive_cpu = time.perf_counter() - started, time.process_time() - cpu
-    held = rss_mb() - before
+    held = rss_mib() - before
     size = session.raw_size(raw) / 2**20
     started = time.perf_counter()
     rows = sum(len(part) for part in session.decode_parts(raw))
@@ -79,7 +79,7 @@ def main() -> None:
     finally:
         runtime.teardown(instance)
     print(f"{args.rows:,} rows × 12 columns, {args.trials} alternating trials, medians:")
-    header = ("receive s", "client CPU s", "held MB", "raw_size MB", "decode s")
+    header = ("receive s", "client CPU s", "held MiB", "raw_size MiB", "decode s")
     print(f"  {'form':6} " + " ".join(f"{name:>12}" for name in header))
     for form, runs in figures.items():
         med = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
