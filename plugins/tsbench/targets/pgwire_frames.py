@@ -85,7 +85,8 @@ def _ends_reply(reply: bytearray) -> bool:
     if completed(reply):
         return True
     try:
-        _walk(reply)
+        for _ in _walk(reply):  # every message, to the last
+            pass
     except WireError:
         return False
     return True
