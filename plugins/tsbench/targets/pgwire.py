@@ -55,7 +55,7 @@ class PgWireSession:
             reply = exchange(self._socket, text)
             if not completed(reply):  # an error, or an unusual reply: its messages say
                 Frames.parse(reply)
-        except (OSError, ConnectionError) as error:
+        except OSError as error:  # ConnectionError included
             self.close()
             raise TargetError(f"{self.label}: connection lost: {error}\n{text[:300]}") from error
         except WireError as error:

@@ -33,7 +33,6 @@ _READY = re.compile(rb"Z\x00\x00\x00\x05[ITE]\Z")
 # such as "SELECT 1630000") and ReadyForQuery. Checked on a received block's end before it is
 # taken as the reply's end; anything else ending in a ReadyForQuery is confirmed by the walk.
 _DONE = re.compile(rb"C\x00\x00\x00[\x05-\x40][A-Z ]+[0-9 ]*\x00Z\x00\x00\x00\x05[ITE]\Z")
-ASYNC = frozenset(b"NSA")  # notice, parameter status, notification: may come between any two
 EPOCH_2000_NS = 946_684_800 * 10**9  # PostgreSQL's instants count µs from 2000-01-01 UTC
 MAX_NS_MICROS = 9 * 10**15  # µs from 2000 still within int64 ns since 1970 (years 1715–2285)
 
@@ -62,7 +61,8 @@ def query_messages(text: str) -> bytes:
 
 def exchange(sock: socket.socket, text: str) -> bytearray:
     """Send ``text`` as one query and return every byte of the reply, up to and including the
-    server's ReadyForQuery. Raises ``ConnectionError`` when the server closes the connection."""
+    server's ReadyForQuery. Raises ``ConnectionError`` when the server closes the connection, and
+    the socket's own ``OSError`` (e.g. its timeout) otherwise."""
     sock.sendall(query_messages(text))
     reply = bytearray()
     while True:
