@@ -16,7 +16,8 @@ import argparse
 import statistics
 import time
 import uuid
-from pathlib import Path
+
+from answer_memory import rss_bytes  # a sibling bench: this process's resident set
 
 from tsbench.memory import release_freed_memory
 from tsbench.runtimes.local import LocalRuntime
@@ -32,20 +33,13 @@ def wide_query(rows: int) -> str:
     )
 
 
-def rss_mib() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
 def trial(session, text: str, wire: bool) -> dict[str, float]:
     release_freed_memory()
-    before = rss_mib()
+    before = rss_bytes()
     started, cpu = time.perf_counter(), time.process_time()
     raw = session.fetch(text) if wire else session._fetch_result(text)
     receive_s, receive_cpu = time.perf_counter() - started, time.process_time() - cpu
-    held = rss_mib() - before
+    held = (rss_bytes() - before) / 2**20
     size = session.raw_size(raw) / 2**20
     started = time.perf_counter()
     rows = sum(len(part) for part in session.decode_parts(raw))
