@@ -170,6 +170,7 @@ class TargetPhases:
         with self.connect() as target:
             expected = self.expected_rows(target)
             kept = {} if expected == self.dataset.rows else expected  # recorded when it differs
+            complete = {m: self.dataset.complete_fields(m) for m in self.dataset.measurements}
             for trial in range(self.spec.trials):
                 target.create_schema()  # fresh every time: a retried load never double-loads
                 with ResourceSampler(server.usage_probe()) as sampler:
@@ -182,7 +183,7 @@ class TargetPhases:
                         label=f"{self.name} trial {trial + 1}/{self.spec.trials}",
                         wire=wire,
                     )
-                counts = {m: target.row_count(m) for m in self.dataset.measurements}
+                counts = {m: target.count_rows(m, complete[m]) for m in self.dataset.measurements}
                 trials.append(
                     records.LoadTrial.from_json(
                         {**result.to_json(), "resources": sampler.summary(), "row_counts": counts}
@@ -251,6 +252,11 @@ class TargetPhases:
 
     def cache_reset(self) -> dict[str, Any]:
         server = self.server()
+        if not self.spec.resolved_query_types:
+            return self.write(
+                "cache_reset",
+                records.CacheReset(note="no queries in this run: no cold restart"),
+            )
         if not self.target_type.capabilities.restartable:
             return self.write(
                 "cache_reset",

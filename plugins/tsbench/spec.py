@@ -216,7 +216,9 @@ class QuerySetSpec(DatasetSpec):
         description="query types to run; empty: every type that fits the data and use case",
         json_schema_extra=_examples(lambda: QUERY_TYPES),
     )
-    queries_per_type: int = Field(10, ge=1, le=100_000, description="queries per type")
+    queries_per_type: int = Field(
+        10, ge=0, le=100_000, description="queries per type; 0: a load-only run (no queries, no cold restart)"
+    )
     query_seed: int | None = Field(None, ge=0, lt=2**63, description="default: the data seed")
 
     @field_validator("query_types")
@@ -237,6 +239,8 @@ class QuerySetSpec(DatasetSpec):
     def _queries_fit(self) -> Self:
         if self.query_types is None:
             return self
+        if not self.queries_per_type:
+            raise ValueError("query_types: a load-only run (queries_per_type 0) runs none; leave it unset")
         families = USE_CASES[self.use_case].query_families
         if not families:
             raise ValueError(f"query_types: use case {self.use_case!r} has no queries in the catalogue yet")
@@ -267,7 +271,10 @@ class QuerySetSpec(DatasetSpec):
 
     @property
     def resolved_query_types(self) -> list[str]:
-        """The explicit list, or every type that fits the span and the use case."""
+        """The explicit list, or every type that fits the span and the use case; none in a load-only
+        run (``queries_per_type`` 0)."""
+        if not self.queries_per_type:
+            return []
         if self.query_types is not None:
             return list(self.query_types)
         families = USE_CASES[self.use_case].query_families

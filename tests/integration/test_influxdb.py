@@ -55,6 +55,31 @@ def test_load_is_exact_and_retry_safe(influx, small_dataset: Dataset) -> None:
     assert target.row_count("cpu") == small_dataset.rows["cpu"] == 103_680
 
 
+def test_counting_a_complete_field_counts_the_points(influx, small_dataset: Dataset) -> None:
+    """``count_rows`` reads one complete field's series; a point written without that field is not
+    counted, so the runner's row check would fail rather than pass."""
+    server, _ = influx  # a database of its own: the module's data stays as the other tests expect
+    endpoint = dataclasses.replace(server.endpoint(), database="counting")
+    target = InfluxDBTarget(endpoint, small_dataset.use_case, small_dataset.tags())
+    try:
+        target.create_schema()
+        load_all(target, small_dataset)
+        complete = small_dataset.complete_fields("cpu")
+        assert complete[0] == "usage_user"
+        assert target.count_rows("cpu", complete) == target.row_count("cpu") == 103_680
+        line = "cpu,hostname=host_0 usage_system=1i 1700000000000000000"  # a point without usage_user
+        requests.post(target_write_url(target), data=line, timeout=10).raise_for_status()
+        assert target.row_count("cpu") == 103_681
+        assert target.count_rows("cpu", complete) == 103_680
+        assert target.count_rows("cpu", ()) == 103_681
+    finally:
+        target.close()
+
+
+def target_write_url(target: InfluxDBTarget) -> str:
+    return f"http://{target.endpoint.host}:{target.endpoint.port('http')}/write?db={target.database}&precision=ns"
+
+
 def cpu_types(dataset: Dataset) -> set[str]:
     """The query types of the cpu dataset's families (devops, YCSB-TS)."""
     return {name for name, qtype in QUERY_TYPES.items() if qtype.family in dataset.use_case.query_families}

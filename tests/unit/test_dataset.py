@@ -125,3 +125,13 @@ def test_iter_batches_has_exact_sizes(day_dataset: Dataset) -> None:
 def test_manifest_is_valid_json_with_sorted_files(day_dataset: Dataset) -> None:
     body = json.loads((day_dataset.path / "manifest.json").read_text())
     assert [f["path"] for f in body["files"]] == sorted(f["path"] for f in body["files"])
+
+
+def test_complete_fields_are_those_without_a_null(day_dataset: Dataset, iot_dataset: Dataset) -> None:
+    """Read from the Parquet footers; checked against the rows themselves."""
+    assert day_dataset.complete_fields("cpu") == day_dataset.use_case.measurement("cpu").field_names
+    for m in iot_dataset.use_case.measurements:
+        table = iot_dataset.read(m.name)
+        without_null = tuple(f for f in m.field_names if table[f].null_count == 0)
+        assert iot_dataset.complete_fields(m.name) == without_null
+        assert len(without_null) < len(m.field_names)  # TSBS's iot leaves fields unset

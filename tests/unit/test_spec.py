@@ -65,7 +65,7 @@ def test_texts_are_parsed_and_serialised_back() -> None:
             "query_types",
             "lastpoint do not apply to use case 'ycsb-ts'",
         ),
-        ({"queries_per_type": 0}, "queries_per_type", "greater than or equal to 1"),
+        ({"queries_per_type": -1}, "queries_per_type", "greater than or equal to 0"),
         ({"colour": "blue"}, "colour", "Extra inputs are not permitted"),
     ],
 )
@@ -118,3 +118,10 @@ def test_dataset_key_ignores_run_options() -> None:
     b = QuerySetSpec.parse(queries_per_type=50)
     assert a.dataset_key() == b.dataset_key() == DatasetSpec.parse().dataset_key()
     assert a.start == parse_instant("2016-01-01T00:00:00Z")
+
+
+def test_zero_queries_per_type_is_a_load_only_run() -> None:
+    spec = RunSpec.parse(targets=["questdb"], queries_per_type=0)
+    assert spec.resolved_query_types == []
+    found = problems(targets=["questdb"], queries_per_type=0, query_types=["lastpoint"])
+    assert "load-only" in found["query_types"]

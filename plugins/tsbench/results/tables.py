@@ -76,24 +76,29 @@ def footprint_table(result: RunResult) -> str:
 
 
 def summary(result: RunResult) -> str:
-    """A line per failed target (phase, error) and per target with answer checks (agreement)."""
+    """A line per failed target (phase, error) and per target whose answers were checked (agreement)."""
     lines = []
     for name, body in result.targets.items():
         checks = body.queries.answer_checks if body.queries is not None else None
         if body.status == "failed":
             lines.append(f"{name}: FAILED in {body.failed_phase}: {body.error}")
-        elif checks is not None and checks.to_json():
+        elif checks is not None and checks.checked:
             lines.append(f"{name}: {checks.agreed}/{checks.checked} answers agree with the oracle")
     return "\n".join(lines)
 
 
 def all_tables(result: RunResult) -> str:
+    """Load, queries (or a line saying the run had none), footprint and the summary lines."""
+    queried = result.spec.get("queries_per_type") != 0
+    queries = [
+        "Queries (hot, queries/s; ✗ = errors or answers differing from the oracle)\n"
+        + query_table(result, "hot"),
+        "Queries (cold, mean ms)\n" + query_table(result, "cold", "mean_ms"),
+    ]
     return "\n\n".join(
         [
             "Load\n" + load_table(result),
-            "Queries (hot, queries/s; ✗ = errors or answers differing from the oracle)\n"
-            + query_table(result, "hot"),
-            "Queries (cold, mean ms)\n" + query_table(result, "cold", "mean_ms"),
+            *(queries if queried else ["Queries: none (a load-only run: queries_per_type 0)"]),
             "Footprint\n" + footprint_table(result),
             summary(result),
         ]

@@ -11,7 +11,7 @@ Timing belongs to the callers (load driver, query runner); targets only do the w
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar, Protocol
 
@@ -266,6 +266,11 @@ class Target(ABC):
     @abstractmethod
     def row_count(self, measurement: str) -> int:
         """Rows of ``measurement`` now stored."""
+
+    def count_rows(self, measurement: str, complete_fields: Sequence[str]) -> int:
+        """``row_count``, told which fields every loaded row carries (``Dataset.complete_fields``):
+        a database that stores fields apart may count one of those instead of rows."""
+        return self.row_count(measurement)
 
     @abstractmethod
     def render(self, query: LogicalQuery) -> str:

@@ -178,6 +178,22 @@ class Dataset:
         if have:
             yield pa.Table.from_batches(pending).combine_chunks().to_batches()[0]
 
+    def complete_fields(self, measurement: str) -> tuple[str, ...]:
+        """The measurement's fields that every row carries, read from the Parquet footers (a null
+        count of 0 in every row group; a column without statistics is not counted as complete)."""
+        names = self.use_case.measurement(measurement).field_names
+        complete = set(names)
+        for path in self.files(measurement):
+            metadata = pq.ParquetFile(path).metadata
+            columns = {metadata.schema.column(i).name: i for i in range(metadata.num_columns)}
+            for group in range(metadata.num_row_groups):
+                for name in list(complete):
+                    found = metadata.row_group(group).column(columns[name]) if name in columns else None
+                    stats = found.statistics if found is not None else None
+                    if stats is None or not stats.has_null_count or stats.null_count:
+                        complete.discard(name)
+        return tuple(name for name in names if name in complete)
+
     def verify(self) -> None:
         """Check every file's size and sha256 against the manifest (DatasetError on mismatch)."""
         for entry in [*self.manifest["files"], self.manifest["tags"]]:

@@ -3,17 +3,16 @@
 The same target drives InfluxDB 1.8 and 2.7 containers (``container.py``); 2.x through its 1.x
 compatibility API with a token, its bucket standing in for the database (``v2.py``).
 
-Schema: one database (``benchmark``, default retention policy ``autogen``: infinite retention,
-7-day shard groups); one measurement per use-case measurement; the entity's tags and the
-measurement's extra tags are InfluxDB tags, the fields are fields (integers stay integers).
-"""
+Schema: one database (``benchmark``, retention policy ``autogen``: infinite, 7-day shard groups);
+a measurement per use-case measurement; the entity's and the measurement's extra tags are tags,
+the fields are fields (integers stay integers)."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -260,9 +259,8 @@ class InfluxDBTarget(InfluxDBRollups, Target):
         return LineFormat(LineBuilder("influxdb", use_case, tags, cls.tag_order), cls.gzip_level)
 
     def flush(self) -> None:
-        """Nothing is buffered on our side and a 204 from /write means the points are in the
-        (fsynced) WAL and the cache, i.e. visible: this only checks that every measurement written
-        since create_schema is known to the server."""
+        """Nothing is buffered here and a 204 from /write means the points are in the fsynced WAL and
+        the cache (visible): checks that every measurement written since create_schema is known."""
         result = self._run("SHOW MEASUREMENTS")
         present = {v[0] for s in result.get("series", ()) for v in s.get("values", ())}
         missing = self._written - present
@@ -270,9 +268,8 @@ class InfluxDBTarget(InfluxDBRollups, Target):
             raise TargetError(f"influxdb: written measurements not visible after flush: {sorted(missing)}")
 
     def row_count(self, measurement: str) -> int:
-        """Points stored: the entity key tag selected as a value in a subquery counts every point
-        that has at least one field (a plain ``count(*)`` counts per field); points without the
-        key (nameless iot rows, a few per thousand) are counted as the rows of a raw selection."""
+        """Points stored: the entity key tag selected as a value in a subquery counts every point with
+        a field (``count(*)`` counts per field); points without the key (nameless iot rows) as raw rows."""
         m = self.use_case.measurement(measurement)
         fields = ", ".join(dialect.ident(f) for f in m.field_names)
         key = dialect.ident(self.use_case.entity_key)
@@ -283,6 +280,15 @@ class InfluxDBTarget(InfluxDBRollups, Target):
             return named
         raw = self._run(f"SELECT {fields} FROM {dialect.ident(m.name)} WHERE {key} = ''")
         return named + sum(len(s["values"]) for s in raw.get("series") or [])
+
+    def count_rows(self, measurement: str, complete_fields: Sequence[str]) -> int:
+        """The points holding a field every loaded row carries: one series per host read instead of
+        one per field (1,000,000 hosts: 7 s against 46–70 s for ``row_count``)."""
+        if not complete_fields:
+            return self.row_count(measurement)
+        text = f"SELECT count({dialect.ident(complete_fields[0])}) FROM {dialect.ident(measurement)}"
+        series = self._run(text).get("series") or []
+        return int(series[0]["values"][0][1]) if series else 0
 
     # ---- queries -------------------------------------------------------------------------------
 
