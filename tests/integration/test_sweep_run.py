@@ -88,6 +88,7 @@ def test_a_worker_sweep_measures_every_point_on_one_server(tmp_path: Path, datas
 
     html = (folder / "report" / "report.html").read_text()
     assert "Across the sweep: workers" in html and "Load rate by workers" in html
+    assert "each with its own schema reset, loads and cold restart before its queries;" in html
     start = html.index('id="published"')
     claims = html[start : html.index("</section>", start)]
     assert "Published vs measured: Workers sweep (test)" in claims and "client code" in claims

@@ -89,7 +89,7 @@ def summary(result: RunResult) -> str:
 
 def all_tables(result: RunResult) -> str:
     """Load, queries (or a line saying the run had none), footprint and the summary lines."""
-    queried = result.spec.get("queries_per_type") != 0
+    queried = result.queries != 0  # the query set's size, as the report reads it (None: not recorded)
     queries = [
         "Queries (hot, queries/s; ✗ = errors or answers differing from the oracle)\n"
         + query_table(result, "hot"),
@@ -98,8 +98,14 @@ def all_tables(result: RunResult) -> str:
     return "\n\n".join(
         [
             "Load\n" + load_table(result),
-            *(queries if queried else ["Queries: none (a load-only run: queries_per_type 0)"]),
+            *(queries if queried else [f"Queries: none (a load-only run: {_no_queries_reason(result)})"]),
             "Footprint\n" + footprint_table(result),
             summary(result),
         ]
     )
+
+
+def _no_queries_reason(result: RunResult) -> str:
+    if result.spec.get("queries_per_type") == 0:
+        return "queries_per_type 0"
+    return "no query type fits this use case and span"

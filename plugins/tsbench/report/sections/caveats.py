@@ -101,7 +101,7 @@ def _unsupported_text(run: Run, item: tuple[TargetView, dict[str, list[str]]]) -
 
 
 def _cold_not_cold(run: Run, target: TargetView) -> bool:
-    if not run.queries.types:  # a load-only run: nothing ran cold
+    if run.result.queries == 0:  # a load-only run (an empty query set): nothing ran cold
         return False
     reset = run.body(target).cache_reset
     return reset is not None and not (reset.restarted and reset.os_cache_dropped)
