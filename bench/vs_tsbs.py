@@ -27,6 +27,7 @@ import shutil
 import signal
 import tempfile
 import time
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,8 @@ from vs_tsbs_queries import query_section
 from tsbench.machine import machine_facts
 from tsbench.runtimes.local import LocalRuntime
 from tsbench.workload.tsbs import import_tsbs
+
+START = datetime.fromisoformat(tsbs_side.DAY_START.replace("Z", "+00:00"))  # where the TSBS data starts
 
 DEFAULT_TYPES = (
     "single-groupby-1-1-1,single-groupby-5-8-1,cpu-max-all-1,double-groupby-1,"
@@ -80,7 +83,7 @@ def _arguments() -> argparse.Namespace:
 
 def _data_files(bin_dir: Path, args: argparse.Namespace, work: Path) -> dict[str, Path]:
     """One TSBS file per data format the targets need (same seed, hosts and span)."""
-    end = f"2016-01-0{1 + args.hours // 24}T{args.hours % 24:02d}:00:00Z"
+    end = (START + timedelta(hours=args.hours)).strftime("%Y-%m-%dT%H:%M:%SZ")
     files = {}
     for fmt in sorted({TSBS_TOOLS[t].data_format for t in args.targets} | {"influx"}):
         made = tsbs_side.generate_data(bin_dir, out=work / f"data.{fmt}", fmt=fmt, scale=args.scale, end=end)

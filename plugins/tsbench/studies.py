@@ -10,6 +10,7 @@ to catch a mistyped ad-hoc sweep, and its file says so explicitly.
 
 from __future__ import annotations
 
+import os
 from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,6 @@ from tsbench.spec import SpecError
 from tsbench.sweep import SweepLimits, SweepPlan, expand_sweep
 
 REPO = Path(__file__).resolve().parents[2]
-STUDIES_DIR = REPO / "studies"
 PUBLISHED_STUDIES = ("A", "B", "C", "D", "E")
 
 
@@ -151,14 +151,22 @@ def _check_published_targets(file: str, published: Published | None) -> None:
         raise SpecError(problems)
 
 
-def find_study(name: str, directory: Path = STUDIES_DIR) -> Study | None:
+def studies_dir() -> Path:
+    """The folder of study files: ``$TSBENCH_STUDIES_DIR`` (a team's own studies) or the
+    repository's ``studies/``; read at each call, as the DAG processor re-parses the DAG file."""
+    return Path(os.environ.get("TSBENCH_STUDIES_DIR") or REPO / "studies")
+
+
+def find_study(name: str, directory: Path | None = None) -> Study | None:
     """The study file named ``name`` (its ``name`` field), None when there is none."""
     return next((study for study in all_studies(directory) if study.name == name), None)
 
 
-def study_files(directory: Path = STUDIES_DIR) -> list[Path]:
-    return sorted(directory.glob("*.yaml"))
+def study_files(directory: Path | None = None) -> list[Path]:
+    return sorted((directory or studies_dir()).glob("*.yaml"))
 
 
-def all_studies(directory: Path = STUDIES_DIR) -> list[Study]:
+def all_studies(directory: Path | None = None) -> list[Study]:
+    """Every study file of the folder, each validated: one bad file is a SpecError naming the file
+    and its fields (in the studies' DAG file: an import error, never a silently missing DAG)."""
     return [load_study(path) for path in study_files(directory)]

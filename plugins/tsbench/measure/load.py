@@ -293,8 +293,9 @@ def _progress_until_done(
 ) -> list[dict[str, float]]:
     progress: list[dict[str, float]] = []
     last_t, last_rows = started, 0
-    while any(t.is_alive() for t in threads[1:]):
-        threads[-1].join(timeout=min(progress_s, 0.5))
+    # Wait on a worker that is still alive: joining one that has ended returns at once (a spin).
+    while alive := [t for t in threads[1:] if t.is_alive()]:
+        alive[0].join(timeout=min(progress_s, 0.5))
         now = time.perf_counter()
         if now - last_t < progress_s:
             continue
