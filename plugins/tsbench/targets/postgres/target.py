@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 import psycopg
 import pyarrow as pa
 import pyarrow.compute as pc
+from psycopg import sql
 
 from tsbench.targets.base import (
     Capabilities,
@@ -39,6 +40,10 @@ from tsbench.workload.usecases import Measurement, UseCase
 TAGS_TABLE = "tags"
 # Facts printed in the report next to the tuning written by the recipe.
 REPORTED_SETTINGS = ("server_version", "wal_level", "data_checksums", "block_size", "max_connections")
+# create_schema records the LSN at which the new schema's WAL begins as the tags table's comment;
+# footprint counts the WAL from there. pg_wal itself keeps earlier loads' segments (recycled, up to
+# max_wal_size), so a 3-trial run would otherwise count three loads' WAL as this data's.
+WAL_START_MARK = "tsbench: this schema's WAL starts at LSN "
 
 
 def ident(name: str) -> str:
@@ -165,9 +170,13 @@ class PostgresTarget(Target):
             ).fetchall()
             for (table,) in leftovers:
                 cursor.execute(f"DROP TABLE IF EXISTS {ident(table)} CASCADE")
+            wal_start = cursor.execute("SELECT pg_current_wal_lsn()::text").fetchone()
             self._create_tags(cursor)
             for measurement in self.use_case.measurements:
                 self._create_measurement(cursor, measurement)
+            mark = WAL_START_MARK + (wal_start[0] if wal_start else "")
+            comment = sql.SQL("COMMENT ON TABLE {} IS {}")
+            cursor.execute(comment.format(sql.Identifier(TAGS_TABLE), sql.Literal(mark)))
             conn.commit()
 
     def _tag_columns(self) -> list[str]:
@@ -251,7 +260,9 @@ class PostgresTarget(Target):
         "PostgreSQL's own accounting: per table pg_table_size minus TOAST (heap + free-space and "
         "visibility maps), pg_indexes_size (all B-tree indexes) and the TOAST relation with its index "
         "(= pg_total_relation_size), for the tags table and every measurement table; plus the WAL "
-        "segments present in pg_wal (sum of pg_ls_waldir()). System catalogs are not counted."
+        "written since the schema was created (pg_wal_lsn_diff from the LSN create_schema recorded to "
+        "the current one): this data's WAL, not that of earlier trials, which pg_wal keeps recycled up "
+        "to max_wal_size (the disk figure counts all of pg_wal). System catalogs are not counted."
     )
 
     def footprint(self) -> Footprint:
@@ -259,9 +270,21 @@ class PostgresTarget(Target):
             parts: dict[str, int] = {}
             for table in self._tables():
                 parts.update(self._relation_parts(cursor, table))
-            row = cursor.execute("SELECT coalesce(sum(size), 0) FROM pg_ls_waldir()").fetchone()
-            parts["wal"] = int(row[0]) if row else 0
+            parts["wal"] = self._wal_since_schema(cursor)
         return Footprint(bytes=sum(parts.values()), note=self.footprint_note, parts=parts)
+
+    def _wal_since_schema(self, cursor: psycopg.Cursor) -> int:
+        """Bytes of WAL written since ``create_schema`` (its mark on the tags table); all of
+        ``pg_wal`` for a schema without the mark."""
+        row = cursor.execute("SELECT obj_description(to_regclass(%s), 'pg_class')", (TAGS_TABLE,)).fetchone()
+        mark = row[0] if row and row[0] else ""
+        if mark.startswith(WAL_START_MARK):
+            row = cursor.execute(
+                "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), %s::pg_lsn)", (mark[len(WAL_START_MARK) :],)
+            ).fetchone()
+        else:
+            row = cursor.execute("SELECT coalesce(sum(size), 0) FROM pg_ls_waldir()").fetchone()
+        return int(row[0]) if row else 0
 
     def version(self) -> str:
         with self.connect() as conn:
