@@ -44,6 +44,12 @@ REPORTED_SETTINGS = ("server_version", "wal_level", "data_checksums", "block_siz
 # footprint counts the WAL from there. pg_wal itself keeps earlier loads' segments (recycled, up to
 # max_wal_size), so a 3-trial run would otherwise count three loads' WAL as this data's.
 WAL_START_MARK = "tsbench: this schema's WAL starts at LSN "
+# What the footprint's ``wal`` part counts (in PostgreSQL's and TimescaleDB's footprint notes).
+WAL_COUNTED = (
+    "the WAL written since the schema was created (pg_wal_lsn_diff from the LSN create_schema recorded "
+    "to the current one): this data's WAL, not that of earlier trials, which pg_wal keeps recycled up "
+    "to max_wal_size (the disk figure counts all of pg_wal)"
+)
 
 
 def ident(name: str) -> str:
@@ -264,10 +270,8 @@ class PostgresTarget(Target):
     footprint_note: ClassVar[str] = (
         "PostgreSQL's own accounting: per table pg_table_size minus TOAST (heap + free-space and "
         "visibility maps), pg_indexes_size (all B-tree indexes) and the TOAST relation with its index "
-        "(= pg_total_relation_size), for the tags table and every measurement table; plus the WAL "
-        "written since the schema was created (pg_wal_lsn_diff from the LSN create_schema recorded to "
-        "the current one): this data's WAL, not that of earlier trials, which pg_wal keeps recycled up "
-        "to max_wal_size (the disk figure counts all of pg_wal). System catalogs are not counted."
+        "(= pg_total_relation_size), for the tags table and every measurement table; plus "
+        f"{WAL_COUNTED}. System catalogs are not counted."
     )
 
     def footprint(self) -> Footprint:

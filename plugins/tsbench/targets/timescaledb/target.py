@@ -11,7 +11,7 @@ import psycopg
 
 from tsbench.targets.base import Capabilities
 from tsbench.targets.postgres.dialect import SqlDialect
-from tsbench.targets.postgres.target import TAGS_TABLE, PostgresTarget
+from tsbench.targets.postgres.target import TAGS_TABLE, WAL_COUNTED, PostgresTarget
 from tsbench.targets.timescaledb.dialect import TimescaleDialect
 from tsbench.targets.timescaledb.server import TimescaleRecipe
 from tsbench.workload.usecases import Measurement
@@ -73,10 +73,7 @@ class TimescaleTarget(PostgresTarget):
         "TimescaleDB's own accounting: hypertable_detailed_size() of every measurement hypertable "
         "(table, index and TOAST bytes summed over all its chunks and the root table; "
         "= hypertable_size), the plain tags table by pg_table_size / pg_indexes_size / TOAST, plus "
-        "the WAL written since the schema was created (pg_wal_lsn_diff from the LSN create_schema "
-        "recorded to the current one): this data's WAL, not that of earlier trials, which pg_wal keeps "
-        "recycled up to max_wal_size (the disk figure counts all of pg_wal). TimescaleDB's catalog "
-        "tables and the system catalogs are not counted."
+        f"{WAL_COUNTED}. TimescaleDB's catalog tables and the system catalogs are not counted."
     )
 
     def version(self) -> str:
