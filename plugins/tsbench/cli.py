@@ -183,12 +183,14 @@ def _run_pipeline(
     )
     with signals_unwind():
         args.failed = run.run(params)
-    return _run_summary(folder, run.outcomes, args.failed, time.perf_counter() - started)
+    return _run_summary(folder, run.outcomes, args.failed, time.perf_counter() - started, study)
 
 
-def _run_summary(folder: Path, outcomes: dict[str, Any], problems: list[str], seconds: float) -> str:
-    """The study tables of every point (a scale, or a sweep's point), then where the report went
-    and the verdict."""
+def _run_summary(
+    folder: Path, outcomes: dict[str, Any], problems: list[str], seconds: float, study: Any = None
+) -> str:
+    """The study tables of every point (a scale, or a sweep's point), the study's claims with their
+    verdicts, then where the report went and the verdict."""
     from tsbench.results.documents import read_comparison
     from tsbench.results.tables import all_tables
 
@@ -198,6 +200,12 @@ def _run_summary(folder: Path, outcomes: dict[str, Any], problems: list[str], se
         f"{swept.get(key, f'scale {key}')}\n\n{all_tables(result)}"
         for key, result in comparison.results.items()
     ]
+    if study is not None and study.published is not None:
+        from tsbench.verdicts.table import claims_table
+
+        tables.append(
+            f"claims of {study.name}\n\n{claims_table(study.published, list(comparison.results.values()))}"
+        )
     validation = outcomes.get("validate", {})
     published = outcomes.get("publish", {})
     lines = [

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tsbench.measure.load import load
-from tsbench.measure.query_runner import PassResult, pooled, run_pass
+from tsbench.measure.query_runner import PassResult, per_pass, pooled, run_pass
 from tsbench.measure.resources import ResourceSampler
 from tsbench.measure.rollup import measure_rollup, remove_appended
 from tsbench.measure.wire_cache import WireCache, ensure_wire_cache
@@ -354,7 +354,8 @@ def _queries_record(
             "cold": cold.stats(),
             "hot": hot_all.stats(),
             "hot_passes": len(hot),
-            "hot_qps_by_pass": _qps_by_pass(hot),
+            "hot_qps_by_pass": per_pass(hot, "qps"),
+            "hot_mean_ms_by_pass": per_pass(hot, "mean_ms"),
             "unsupported": dict(unsupported),
             "answer_checks": {
                 "checked": sum(e.answer_ok is not None for e in checks),
@@ -367,15 +368,6 @@ def _queries_record(
             **({"rollup": rollup.to_json()} if rollup else {}),
         }
     )
-
-
-def _qps_by_pass(passes: list[Any]) -> dict[str, list[float]]:
-    """Queries/s of each hot pass per type (the spread of the pooled ``hot`` figure)."""
-    found: dict[str, list[float]] = {}
-    for one in passes:
-        for qtype, stats in one.stats().items():
-            found.setdefault(qtype, []).append(stats["qps"])
-    return found
 
 
 def run_comparison(

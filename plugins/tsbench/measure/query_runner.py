@@ -70,6 +70,17 @@ def pooled(name: str, passes: list[PassResult]) -> PassResult:
     )
 
 
+def per_pass(passes: list[PassResult], key: str) -> dict[str, list[float]]:
+    """``key`` (a ``latency_stats`` figure: ``qps``, ``mean_ms`` …) of each pass, per query type,
+    in pass order: the repeats the noise rule compares (``tsbench.verdicts.noise``)."""
+    found: dict[str, list[float]] = {}
+    for one in passes:
+        for qtype, stats in one.stats().items():
+            if stats.get(key) is not None:
+                found.setdefault(qtype, []).append(stats[key])
+    return found
+
+
 def run_pass(
     name: str,
     queries: list[LogicalQuery],

@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as pads
 
-from tsbench.measure.query_runner import PassResult, pooled, run_pass
+from tsbench.measure.query_runner import PassResult, per_pass, pooled, run_pass
 from tsbench.results import model as records
 from tsbench.targets.base import Target, TargetError
 from tsbench.targets.rollups import MEASUREMENT, RESOLUTION_NS
@@ -65,6 +65,8 @@ def measure_rollup(
         **asdict(built),
         passes=len(results),
         on_rollup=pooled("rollup", results).stats() if results else {},
+        qps_by_pass=per_pass(results, "qps"),
+        mean_ms_by_pass=per_pass(results, "mean_ms"),
         refresh=measure_refresh(target, dataset, label),
     )
     return figures, results

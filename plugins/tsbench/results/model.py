@@ -216,11 +216,10 @@ class RollupRefreshFigures(Record):
 
 
 class RollupFigures(Record):
-    """The rollup built after the query passes (run option ``rollup_after_load``): its name and
-    resolution (s), wall seconds of the build, rows and bytes (the database's own accounting), how,
-    the table it rolls up, per query type it answers the stats of its passes on the rollup (as many
-    as the hot passes, summed like them; answers checked with the others in ``answer_checks``), and
-    its refresh after an append."""
+    """The rollup built after the query passes (``rollup_after_load``): name, resolution (s), build
+    seconds, rows and bytes (the database's accounting), how, the table it rolls up, per type it
+    answers the stats of its passes (as many as the hot passes, summed like them; answers checked
+    with the others) and each pass's figures, and its refresh after an append."""
 
     name: str = ""
     resolution_s: int = 0
@@ -231,6 +230,8 @@ class RollupFigures(Record):
     source: str = ""
     passes: int = 0
     on_rollup: dict[str, QueryStats] = {}
+    qps_by_pass: dict[str, list[Number]] = {}  # queries/s of each pass, per type
+    mean_ms_by_pass: dict[str, list[Number]] = {}  # mean latency (ms) of each pass, per type
     refresh: RollupRefreshFigures | None = None  # after the passes; absent in runs before it
 
 
@@ -241,6 +242,7 @@ class QueriesPhase(Record):
     hot: dict[str, QueryStats] = {}
     hot_passes: int = 0
     hot_qps_by_pass: dict[str, list[Number]] = {}  # queries/s of each hot pass, per type
+    hot_mean_ms_by_pass: dict[str, list[Number]] = {}  # mean latency (ms) of each hot pass, per type
     unsupported: dict[str, str] = {}
     answer_checks: AnswerChecks = AnswerChecks()
     errors: QueryErrors = QueryErrors()

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tsbench.verdicts.noise import Gap, compare
 from tsbench.workload.answers import answer_columns
 from tsbench.workload.query_types import QUERY_TYPES
 
@@ -25,7 +26,6 @@ HEADLINE_TYPES = (
     "double-groupby-all",
 )
 TREND_CHART_TYPES = 4
-NOISE_RATIO = 1.10  # differences below 10 % are called out as within run-to-run noise
 SMALL_ROWS = 1_000_000
 FEW_QUERIES = 10
 FEW_SAMPLES = 5
@@ -67,8 +67,12 @@ def ratio(best: float, other: float, higher_is_better: bool) -> float:
     return best / other if higher_is_better else other / best
 
 
-def noise(value: float) -> str:
-    return " — under 10 %, within run-to-run noise" if value < NOISE_RATIO else ""
+def lead_over(
+    repeats: Mapping[str, Sequence[float]], best: str, other: str, higher_is_better: bool, tolerance: float
+) -> Gap:
+    """``best`` against ``other`` by the noise rule (``tsbench.verdicts.noise``) on their repeats
+    (trials, hot passes; one figure where measured once)."""
+    return compare(repeats[best], repeats[other], higher_is_better, tolerance)
 
 
 def join(items: Sequence[str]) -> str:

@@ -37,6 +37,12 @@ class LoadRow:
     best: bool = False
     vs_best: float | None = None  # the best rows/s ÷ this one's
 
+    def repeats(self) -> tuple[float, ...]:
+        """Rows/s of every complete trial (the noise rule's repeats); empty without a figure."""
+        if self.rows_per_s is None:
+            return ()
+        return tuple(float(r) for r in self.trial_rates) or (float(self.rows_per_s),)
+
 
 @dataclass(frozen=True)
 class LoadSection:

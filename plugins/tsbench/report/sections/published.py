@@ -1,6 +1,7 @@
-"""The "Published vs measured" section of a study's report (``tsbench.claims``): each claim of the
-study with its verdict in this run, and the study's figures beside ours. Absolute figures are
-never compared as equal across machines: the figure table shows both, with units, and no verdict."""
+"""The "Published vs measured" section of a study's report (``tsbench.verdicts.claims``): each claim
+of the study with its one verdict in this run and its checks beneath it, and the study's figures
+beside ours. Absolute figures are never compared as equal across machines: the figure table shows
+both, with units, and no verdict."""
 
 from __future__ import annotations
 
@@ -8,23 +9,37 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tsbench.claims import ClaimVerdict, FigureBeside, StudyCheck, Verdict, check_study, conditions
 from tsbench.published import Metric, Published
 from tsbench.report import fmt
 from tsbench.results.model import Number, RunResult
+from tsbench.verdicts.checks import CheckVerdict, Verdict, compares, conditions
+from tsbench.verdicts.claims import ClaimVerdict, FigureBeside, StudyCheck, check_study
+from tsbench.verdicts.noise import FOOTPRINT_TOLERANCE, MIN_REPEATS, RATE_TOLERANCE
 
 VERDICT_PILL = {
-    Verdict.HOLDS: "pass",
+    Verdict.REPRODUCED: "pass",
+    Verdict.DIRECTION_ONLY: "warning",
+    Verdict.TIE: "neutral",
     Verdict.REVERSED: "fail",
-    Verdict.DOES_NOT_HOLD: "fail",
-    Verdict.MIXED: "warning",
     Verdict.NOT_COMPARABLE: "skipped",
 }
+RULES = (
+    f"Beyond noise: with ≥ {MIN_REPEATS} repeats per side (load trials, hot passes), every repeat of one "
+    f"side beats every repeat of the other; with fewer (a footprint, the cold pass), the medians differ by "
+    f"more than {RATE_TOLERANCE:.0%} ({FOOTPRINT_TOLERANCE:.0%} for footprints). "
+    "A check is reproduced when the claimed side leads beyond noise and the measured ratio lies within the "
+    "claim's band of the published one (×/÷ 2 unless the claim says why not), direction only when it leads "
+    "but the magnitude differs or none was published, a tie within noise, reversed when the other side "
+    "leads beyond noise. Where the run does not meet a claim's condition (an edition feature, cores, data "
+    "larger than memory, a scale) it cannot be checked: not comparable, naming the condition. A claim's "
+    "verdict is its weakest "
+    "check's; a claim judged on some of its checks only is marked partly."
+)
 
 
 def _shown(metric: Metric, value: Number) -> str:
     """A measured value in tsbench's unit for ``metric``."""
-    if metric.value.startswith("footprint_"):
+    if metric.is_footprint:
         return fmt.size(value)
     if metric is Metric.LOAD_SECONDS:
         return f"{fmt.seconds(value)} s"
@@ -35,18 +50,31 @@ def _shown(metric: Metric, value: Number) -> str:
 
 
 @dataclass(frozen=True)
-class ClaimRow:
-    """One claim: its quote, what it compares, the verdict (and its pill), the figures it rests
-    on, why it could not be checked or how points disagree, the conditions that differ."""
+class CheckRow:
+    """One check beneath its claim: what it compares, its verdict (and pill), the figures per
+    point, why it could not be made (or at which points not), the conditions that differ."""
 
-    text: str
-    first: bool  # the first check of its quote (a quote with several comparisons has several)
     compares: str
     verdict: str
     pill: str
     measured: list[str]
     reason: str
     differences: list[str]
+
+
+@dataclass(frozen=True)
+class ClaimRow:
+    """One claim: its quote, its verdict (``partly``: judged on ``made`` of its checks), the
+    conditions it requires, the study's note, the band when not the default, its checks."""
+
+    text: str
+    verdict: str
+    pill: str
+    partly: str
+    requires: list[str]
+    note: str
+    reason: str
+    checks: list[CheckRow]
 
 
 @dataclass(frozen=True)
@@ -63,42 +91,36 @@ class FigureRow:
 
 @dataclass(frozen=True)
 class PublishedSection:
-    """The study's title and file, the published side's source and machine, verdict counts, the
-    claims and the figures."""
+    """The study's title and file, the published side's source and machine, claims per verdict,
+    the rule, the claims and the figures."""
 
     title: str
     study: str
     source: str
     machine: str  # the study's machine beside this run's
     counts: list[tuple[str, str, int]]  # verdict, its pill, how many claims
+    partly: int  # claims judged on some of their checks only
+    rules: str
     claims: list[ClaimRow]
     figures: list[FigureRow]
+
+    def summary(self) -> str:
+        """``14 claims: reproduced 2 · direction only 3 · … (2 partly)`` for the executive summary."""
+        total = sum(n for _, _, n in self.counts)
+        counted = " · ".join(f"{verdict} {n}" for verdict, _, n in self.counts)
+        partly = f" ({self.partly} judged on part of their checks)" if self.partly else ""
+        return f"{total} published claims of {self.title}: {counted}{partly}."
 
 
 def _what(metric: Metric, query_type: str | None, at: dict[str, Any]) -> str:
     where = conditions(at)
-    name = metric.value.replace("_", " ") + (f" of {query_type}" if query_type else "")
+    name = metric.label + (f" of {query_type}" if query_type else "")
     return f"{name} ({where})" if where else name
 
 
-def _compares(item: ClaimVerdict) -> str:
-    claim = item.claim
-    what = _what(claim.metric, claim.query_type, claim.at)
-    if claim.ranking:
-        return f"{' > '.join(claim.ranking)} by {what}"
-    if claim.similar:
-        return f"{claim.similar[0]} ≈ {claim.similar[1]} by {what}"
-    if claim.target:
-        better, worse = conditions(claim.better_at), conditions(claim.worse_at)
-        return f"{claim.target} better at {better} than at {worse} by {what}"
-    return ""
-
-
-def _claim_row(item: ClaimVerdict, first: bool) -> ClaimRow:
-    return ClaimRow(
-        text=item.claim.text,
-        first=first,
-        compares=_compares(item),
+def _check_row(item: CheckVerdict) -> CheckRow:
+    return CheckRow(
+        compares=compares(item.check) or "not checkable",
         verdict=item.verdict.value,
         pill=VERDICT_PILL[item.verdict],
         measured=item.measured,
@@ -107,14 +129,38 @@ def _claim_row(item: ClaimVerdict, first: bool) -> ClaimRow:
     )
 
 
+def _requires(item: ClaimVerdict) -> list[str]:
+    shown = []
+    for condition in item.claim.requires:
+        value = getattr(condition, condition.kind)
+        text = f"{condition.kind.replace('_', ' ')}: {', '.join(value) if isinstance(value, list) else value}"
+        shown.append(text + (f" ({condition.why})" if condition.why else ""))
+    return shown
+
+
+def _claim_row(item: ClaimVerdict) -> ClaimRow:
+    claim = item.claim
+    band = f"band ×{claim.band:g}: {claim.band_reason}" if claim.band_reason else ""
+    return ClaimRow(
+        text=claim.text,
+        verdict=item.verdict.value,
+        pill=VERDICT_PILL[item.verdict],
+        partly=f"partly: {item.made} of {len(item.checks)} checks" if item.partly else "",
+        requires=_requires(item) + ([band] if band else []),
+        note=claim.note,
+        reason=item.reason,
+        checks=[_check_row(check) for check in item.checks],
+    )
+
+
 def _figure_row(item: FigureBeside) -> FigureRow:
     figure = item.figure
-    conditions = f"; {figure.conditions}" if figure.conditions else ""
+    conditions_text = f"; {figure.conditions}" if figure.conditions else ""
     return FigureRow(
         target=figure.target,
         what=_what(figure.metric, figure.query_type, figure.at),
         published=f"{figure.value:,.6g} {figure.unit}",
-        source=figure.source + conditions,
+        source=figure.source + conditions_text,
         measured=[f"{point}: {_shown(figure.metric, value)}" for point, value in item.measured],
         missing=item.missing,
     )
@@ -131,9 +177,8 @@ def published_section(
         source=published.source,
         machine=checked.machine,
         counts=[(verdict.value, VERDICT_PILL[verdict], n) for verdict, n in checked.counts().items() if n],
-        claims=[
-            _claim_row(item, index == 0 or checked.verdicts[index - 1].claim.text != item.claim.text)
-            for index, item in enumerate(checked.verdicts)
-        ],
+        partly=checked.partly(),
+        rules=RULES,
+        claims=[_claim_row(item) for item in checked.verdicts],
         figures=[_figure_row(item) for item in checked.figures],
     )

@@ -7,10 +7,11 @@ from dataclasses import dataclass, field, replace
 
 from tsbench.report import charts, client_share
 from tsbench.report.client_share import ClientRow
-from tsbench.report.sections.common import colours, describe, query_type_order, ranked
+from tsbench.report.sections.common import colours, describe, lead_over, query_type_order, ranked
 from tsbench.report.sections.status import TargetView
 from tsbench.report.spread import Spread, spread
 from tsbench.results.model import Number, QueriesPhase, QueryStats, RunResult, TargetResult
+from tsbench.verdicts.noise import RATE_TOLERANCE, Gap, Lead
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,12 @@ class QueryCell:
     best: bool = False
     spread: Spread | None = None  # of the hot passes' queries/s (≥ 2 passes)
 
+    def repeats(self) -> tuple[float, ...]:
+        """Queries/s of every hot pass (the noise rule's repeats); empty without a figure."""
+        if self.qps is None:
+            return ()
+        return self.spread.values if self.spread is not None else (float(self.qps),)
+
 
 @dataclass(frozen=True)
 class QueryRow:
@@ -40,6 +47,17 @@ class QueryRow:
     cells: list[tuple[TargetView, QueryCell]]
     ranked: list[tuple[str, float]]
     anchor: str
+    lead: Gap | None = None  # the best against the runner-up (None: fewer than two clean figures)
+
+    def repeats(self) -> dict[str, tuple[float, ...]]:
+        """Each clean target's hot passes' queries/s, by name."""
+        return {t.name: cell.repeats() for t, cell in self.cells if cell.clean and cell.repeats()}
+
+    def won(self) -> str | None:
+        """The target that leads the type beyond noise (a single clean figure leads alone)."""
+        if not self.ranked or (self.lead is not None and self.lead.lead is not Lead.FIRST):
+            return None
+        return self.ranked[0][0]
 
     def cell(self, target: TargetView) -> QueryCell | None:
         """``target``'s cell (None when it is not in this row)."""
@@ -54,8 +72,9 @@ class QueriesSection:
     types: list[str]
     rows: list[QueryRow]
     chart: str
-    wins: dict[str, int]
+    wins: dict[str, int]  # types each target leads beyond noise
     client: list[ClientRow]
+    ties: int = 0  # types whose best and runner-up are within noise of each other
 
 
 def ran_queries(body: TargetResult) -> QueriesPhase | None:
@@ -111,9 +130,10 @@ def _row(run: RunResult, targets: Sequence[TargetView], qtype: str, prefix: str)
     order = ranked({n: c.qps for n, c in cells.items() if c.kind == "ok" and c.clean}, True)
     if order:
         cells[order[0][0]] = replace(cells[order[0][0]], best=True)
-    return QueryRow(
-        qtype, describe(qtype), [(t, cells[t.name]) for t in targets], order, f"{prefix}q-{qtype}"
-    )
+    row = QueryRow(qtype, describe(qtype), [(t, cells[t.name]) for t in targets], order, f"{prefix}q-{qtype}")
+    if len(order) < 2:
+        return row
+    return replace(row, lead=lead_over(row.repeats(), order[0][0], order[1][0], True, RATE_TOLERANCE))
 
 
 def queries_section(run: RunResult, targets: Sequence[TargetView], prefix: str) -> QueriesSection:
@@ -122,8 +142,9 @@ def queries_section(run: RunResult, targets: Sequence[TargetView], prefix: str) 
     rows = [_row(run, targets, qtype, prefix) for qtype in types]
     wins: dict[str, int] = {}
     for row in rows:
-        if row.ranked:
-            wins[row.ranked[0][0]] = wins.get(row.ranked[0][0], 0) + 1
+        if (winner := row.won()) is not None:
+            wins[winner] = wins.get(winner, 0) + 1
+    ties = sum(1 for row in rows if row.ranked and row.won() is None)
     series = {t.label: [_qps(row, t) for row in rows] for t in targets}
     chart = ""
     if rows and any(v for values in series.values() for v in values):
@@ -131,5 +152,5 @@ def queries_section(run: RunResult, targets: Sequence[TargetView], prefix: str) 
             f"{prefix}qps-chart", [r.type for r in rows], series, colours(targets), "queries/s (hot)"
         )
     return QueriesSection(
-        types=types, rows=rows, chart=chart, wins=wins, client=client_share.query_client_rows(rows)
+        types=types, rows=rows, chart=chart, wins=wins, client=client_share.query_client_rows(rows), ties=ties
     )

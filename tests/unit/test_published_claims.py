@@ -1,0 +1,46 @@
+"""The presets against the studies as published: every claim of ``../shared/studies/published.json``
+is quoted by its study's preset, word for word with its line, in the study's order; none is dropped,
+reworded, renumbered or added. Where ``../shared`` is absent (a clone made elsewhere), the repository's
+copy of the claims (``tests/data/published_claims.json``) stands in; where both exist they must agree."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tsbench.studies import PUBLISHED_STUDIES, REPO, all_studies
+
+SNAPSHOT = REPO / "tests" / "data" / "published_claims.json"
+
+
+def _shared_published() -> Path:
+    return Path(os.environ.get("TSBENCH_SHARED") or REPO.parent / "shared") / "studies" / "published.json"
+
+
+def published_claims() -> dict[str, list[str]]:
+    """Study id → its claims as published: ``../shared`` when present (checked against the copy)."""
+    copy: dict[str, list[str]] = json.loads(SNAPSHOT.read_text())["claims"]
+    source = _shared_published()
+    if source.is_file():
+        shared = {s["id"]: s["claims"] for s in json.loads(source.read_text())["studies"]}
+        assert shared == copy, f"{SNAPSHOT} differs from {source}: copy the claims again"
+    return copy
+
+
+def test_every_study_has_its_preset() -> None:
+    mirrored = sorted(s.mirrors for s in all_studies() if s.mirrors)
+    assert mirrored == sorted(PUBLISHED_STUDIES) == sorted(published_claims())
+
+
+@pytest.mark.parametrize("study", all_studies(), ids=lambda s: s.name)
+def test_a_preset_quotes_every_claim_of_its_study_word_for_word(study) -> None:
+    expected = published_claims()[study.mirrors]
+    quoted = [claim.text for claim in study.published.claims]
+    dropped = [text for text in expected if text not in quoted]
+    foreign = [text for text in quoted if text not in expected]
+    assert not dropped, f"{study.name} drops or rewords: {dropped}"
+    assert not foreign, f"{study.name} quotes what the study does not say (or with a wrong line): {foreign}"
+    assert quoted == expected, f"{study.name}: claims out of the study's order or repeated"
