@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tsbench.targets.clickhouse.dialect import TS, TS_NS, instant, literal
+from tsbench.targets.window import bounded_window
 from tsbench.workload.iot_query_types import (
     ACTIVITY_DIVISOR,
     BUCKETS_PER_HOUR,
@@ -34,7 +35,6 @@ from tsbench.workload.iot_query_types import (
     TEN_MINUTES_NS,
     by_kind,
     fleet_of,
-    window_of,
 )
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.query_kinds import Kind
@@ -55,8 +55,7 @@ def _fleet(query: LogicalQuery) -> str:
 
 
 def _window(query: LogicalQuery) -> str:
-    start_ns, end_ns = window_of(query)
-    return f"{TS} >= {instant(start_ns)} AND {TS} < {instant(end_ns)}"
+    return bounded_window(query, TS, instant)
 
 
 def _last_rows(query: LogicalQuery, fields: tuple[str, ...]) -> str:

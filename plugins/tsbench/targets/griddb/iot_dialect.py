@@ -33,6 +33,7 @@ from typing import Any
 
 from tsbench.targets.griddb.dialect import ceil_millis, quoted, timestamp
 from tsbench.targets.griddb.layout import MILLIS_PER_NS, TAGS_CONTAINER, TIME, container_name
+from tsbench.targets.window import window_clauses
 from tsbench.workload.iot_query_types import ACTIVITY_DIVISOR, BUCKETS_PER_HOUR, DAY_NS, by_kind, fleet_of
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.query_kinds import Kind
@@ -71,10 +72,7 @@ def _window(query: LogicalQuery) -> list[str]:
     """The half-open window over ms row keys (``dialect``'s rounding); none for all-data types."""
     if query.start_ns is None or query.end_ns is None:
         return []
-    return [
-        f"{quoted(TIME)} >= {timestamp(ceil_millis(query.start_ns))}",
-        f"{quoted(TIME)} < {timestamp(ceil_millis(query.end_ns))}",
-    ]
+    return window_clauses(query, quoted(TIME), lambda ns: timestamp(ceil_millis(ns)))
 
 
 def truck_rows(query: LogicalQuery, trucks: Sequence[str], columns: Sequence[str], where: str = "") -> str:

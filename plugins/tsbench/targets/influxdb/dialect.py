@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tsbench.targets.window import window_clauses
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.query_types import Kind
 
@@ -65,12 +66,7 @@ def header(
 
 
 def _window(query: LogicalQuery) -> str:
-    parts = []
-    if query.start_ns is not None:
-        parts.append(f"time >= {int(query.start_ns)}")
-    if query.end_ns is not None:
-        parts.append(f"time < {int(query.end_ns)}")
-    return " AND ".join(parts)
+    return " AND ".join(window_clauses(query, "time", str))
 
 
 def host_condition(query: LogicalQuery) -> str:

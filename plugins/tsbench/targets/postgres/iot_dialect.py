@@ -12,13 +12,13 @@ Nameless rows have ``tags_id`` NULL, so every join with ``tags`` leaves them out
 from __future__ import annotations
 
 from tsbench.targets.postgres.sql_text import instant, literal
+from tsbench.targets.window import bounded_window
 from tsbench.workload.iot_query_types import (
     ACTIVITY_DIVISOR,
     BUCKETS_PER_HOUR,
     DAY_NS,
     TEN_MINUTES_NS,
     fleet_of,
-    window_of,
 )
 from tsbench.workload.queries import LogicalQuery
 
@@ -58,8 +58,7 @@ class IotSql:
         return f"SELECT t.name, t.driver, d.current_load {rows} AND {above}"
 
     def _window(self, query: LogicalQuery, column: str = "time") -> str:
-        start_ns, end_ns = window_of(query)
-        return f"{column} >= {instant(start_ns)} AND {column} < {instant(end_ns)}"
+        return bounded_window(query, column, instant)
 
     def stationary(self, query: LogicalQuery) -> str:
         return (

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from tsbench.targets.window import window_clauses
 from tsbench.timeutil import NS_PER_DAY
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.query_types import Kind
@@ -61,12 +62,7 @@ def stride(bucket_ns: int) -> str:
 
 
 def _window(query: LogicalQuery) -> list[str]:
-    clauses = []
-    if query.start_ns is not None:
-        clauses.append(f"{TS} >= {instant(query.start_ns)}")
-    if query.end_ns is not None:
-        clauses.append(f"{TS} < {instant(query.end_ns)}")
-    return clauses
+    return window_clauses(query, TS, instant)
 
 
 def _hosts(query: LogicalQuery, entity: str) -> list[str]:

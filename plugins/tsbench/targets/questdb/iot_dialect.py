@@ -22,13 +22,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tsbench.targets.questdb.dialect import TS, instant, literal, stride
+from tsbench.targets.window import bounded_window
 from tsbench.workload.iot_query_types import (
     ACTIVITY_DIVISOR,
     BUCKETS_PER_HOUR,
     DAY_NS,
     by_kind,
     fleet_of,
-    window_of,
 )
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.query_kinds import Kind
@@ -45,8 +45,7 @@ def _fleet(query: LogicalQuery, entity: str) -> str:
 
 
 def _window(query: LogicalQuery) -> str:
-    start_ns, end_ns = window_of(query)
-    return f"{TS} >= {instant(start_ns)} AND {TS} < {instant(end_ns)}"
+    return bounded_window(query, TS, instant)
 
 
 def _bucket(query: LogicalQuery) -> str:
