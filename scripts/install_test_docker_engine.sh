@@ -4,6 +4,8 @@
 # own socket, data root and bridge, with iptables untouched. The system gets no docker service and no
 # /var/run/docker.sock. Idempotent: prints the socket when the engine already answers.
 #   eval "$(bash scripts/install_test_docker_engine.sh)"   # exports TSBENCH_TEST_DOCKER_HOST/_BUSYBOX
+# and, when this call started the engine, TSBENCH_TEST_DOCKERD_STARTED=<its pid file> (scripts/test.sh
+# stops what it started; an engine that already answered is left as it was).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=scripts/lib.sh
@@ -22,7 +24,9 @@ fi
 export PATH="$root/usr/bin:$root/usr/sbin:$root/bin:$PATH"
 mkdir -p "$state"
 socket="$state/docker.sock"
+started=""
 if ! docker -H "unix://$socket" version >/dev/null 2>&1; then
+    started="$state/dockerd.pid"
     log "starting a private dockerd on $socket"
     setsid dockerd --data-root "$state/data" --exec-root "$state/exec" --pidfile "$state/dockerd.pid" \
         -H "unix://$socket" --iptables=false --ip6tables=false --bip=10.213.9.1/24 \
@@ -34,4 +38,4 @@ if ! docker -H "unix://$socket" version >/dev/null 2>&1; then
     docker -H "unix://$socket" version >/dev/null 2>&1 \
         || die "the private dockerd did not answer: $(tail -5 "$state/dockerd.log")"
 fi
-echo "export TSBENCH_TEST_DOCKER_HOST=unix://$socket TSBENCH_TEST_BUSYBOX=$root/bin/busybox"
+echo "export TSBENCH_TEST_DOCKER_HOST=unix://$socket TSBENCH_TEST_BUSYBOX=$root/bin/busybox TSBENCH_TEST_DOCKERD_STARTED=$started"

@@ -9,6 +9,24 @@ echo "== servers and tools (installed by the project's scripts; idempotent)"
 bash scripts/install_all.sh            # the main job's servers (targets' install.sh), MinIO
 bash scripts/install_report_tools.sh   # Chromium, poppler-utils, fonts (to look at reports)
 bash scripts/install_test_tools.sh     # the linter of the shell scripts
+# Whatever this script starts stops when it ends, passed or failed: the private Docker engine (when
+# it started it) and the background builds of the targets' test preparations.
+# shellcheck disable=SC2317  # run by the EXIT trap
+stop_what_we_started() {
+    local pidfile="${TSBENCH_TEST_DOCKERD_STARTED:-}" pid
+    if [[ -n "$pidfile" && -s "$pidfile" ]]; then
+        pid="$(cat "$pidfile")"
+        kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+        for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+        kill -KILL -- "-$pid" 2>/dev/null || true
+        local containerd="${pidfile%/*}/exec/containerd/containerd.pid"  # dockerd's own containerd
+        [[ -s "$containerd" ]] && kill -TERM "$(cat "$containerd")" 2>/dev/null
+        echo "== stopped the private Docker engine (dockerd $pid and its containerd)"
+    fi
+    # shellcheck disable=SC2046
+    kill $(jobs -p) 2>/dev/null || true
+}
+trap stop_what_we_started EXIT
 # A private Docker engine (Debian's docker.io unpacked, own socket; no system service) for the
 # Docker runtime's tests: exports TSBENCH_TEST_DOCKER_HOST and TSBENCH_TEST_BUSYBOX.
 eval "$(bash scripts/install_test_docker_engine.sh)"
