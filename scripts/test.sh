@@ -12,6 +12,12 @@ bash scripts/install_test_tools.sh     # the linter of the shell scripts
 # Whatever this script starts stops when it ends, passed or failed: the private Docker engine (when
 # it started it) and the background builds of the targets' test preparations.
 # shellcheck disable=SC2317  # run by the EXIT trap
+kill_tree() {  # a process and every descendant (a build: its script, make, the compilers)
+    local child
+    for child in $(pgrep -P "$1"); do kill_tree "$child"; done
+    kill -TERM "$1" 2>/dev/null || true
+}
+# shellcheck disable=SC2317  # run by the EXIT trap
 stop_what_we_started() {
     local pidfile="${TSBENCH_TEST_DOCKERD_STARTED:-}" pid
     if [[ -n "$pidfile" && -s "$pidfile" ]]; then
@@ -23,8 +29,8 @@ stop_what_we_started() {
         [[ -s "$containerd" ]] && kill -TERM "$(cat "$containerd")" 2>/dev/null
         echo "== stopped the private Docker engine (dockerd $pid and its containerd)"
     fi
-    # shellcheck disable=SC2046
-    kill $(jobs -p) 2>/dev/null || true
+    local job
+    for job in $(jobs -p); do kill_tree "$job"; done
 }
 trap stop_what_we_started EXIT
 # A private Docker engine (Debian's docker.io unpacked, own socket; no system service) for the
