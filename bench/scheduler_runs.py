@@ -1,10 +1,11 @@
 """Exclusivity under the real scheduler, on a busy machine (issue 9's proof; a benchmark, not a test).
 
-Starts Airflow the README's way (``scripts/airflow_ui.sh``: LocalExecutor, scheduler, API server),
-keeps ``--burners`` CPU-burning processes running beside it, triggers the two-target comparison
-``--runs`` times through the REST API (all at once: they queue behind ``max_active_runs=1``), and
-prints per run: state, wall time, how long the second branch waited for the machine, and whether
-two branches ever held the machine at once (from the task instances' own start/end times).
+Starts Airflow the documented way (docs/operating.md: ``scripts/airflow_ui.sh``: LocalExecutor,
+scheduler, API server), keeps ``--burners`` CPU-burning processes running beside it, triggers the
+two-target comparison ``--runs`` times through the REST API (all at once: they queue behind
+``max_active_runs=1``), and prints per run: state, wall time, how long the second branch waited for
+the machine, and whether two branches ever held the machine at once (from the task instances' own
+start/end times).
 
     .venv/bin/python bench/scheduler_runs.py --runs 10 --burners 2
 """

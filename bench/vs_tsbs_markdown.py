@@ -1,5 +1,5 @@
 # ruff: noqa: E501 - markdown table rows are long on purpose
-"""Markdown tables of one ``bench/vs_tsbs.py`` run (its JSON), for the README's Benchmarks section.
+"""Markdown tables of one ``bench/vs_tsbs.py`` run (its JSON), for the Benchmarks page (``docs/benchmarks.md``).
 
     .venv/bin/python bench/vs_tsbs_markdown.py [reports/out/bench/vs_tsbs.json]
 

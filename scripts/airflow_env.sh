@@ -20,9 +20,9 @@ export AIRFLOW__DAG_PROCESSOR__DAG_FILE_PROCESSOR_TIMEOUT="${AIRFLOW__DAG_PROCES
 # a task whose upstream just ended waits for the next loop: with 1 s, ≈ 0.5–1 s per hop over a run's
 # ~30 chained tasks. 0.25 s keeps the hops short; the price is more idle loops: in a 4-target run of
 # bench/celery_vs_dagtest.py the scheduler used 136 CPU-s with 0.25 s and 63 CPU-s with 1 s, and
-# Airflow's share of the run was 18.6 % against 23.2 % (README, "Orchestration overhead"). Shorter
-# does not pay: 0.05 s cut a 24-task run's hops from 4.8 to 3.7 s but took the scheduler from 16 to
-# 37 % of a core, from the servers' two cores (2026-11-29).
+# Airflow's share of the run was 18.6 % against 23.2 % (docs/benchmarks.md, "Orchestration
+# overhead"). Shorter does not pay: 0.05 s cut a 24-task run's hops from 4.8 to 3.7 s but took the
+# scheduler from 16 to 37 % of a core, from the servers' two cores (2026-11-29).
 export AIRFLOW__SCHEDULER__SCHEDULER_IDLE_SLEEP_TIME="${AIRFLOW__SCHEDULER__SCHEDULER_IDLE_SLEEP_TIME:-0.25}"
 export PYTHONPATH="$_root/plugins${PYTHONPATH:+:$PYTHONPATH}"
 unset _root

@@ -49,6 +49,14 @@ py=.venv/bin/python
 echo "== ruff"
 .venv/bin/ruff check plugins dags tests bench infra
 .venv/bin/ruff format --check plugins dags tests bench infra
+echo "== docs (mkdocs build --strict)"
+# The site (mkdocs.yml, docs/): a broken link or anchor, or a page left out of nav, fails the build.
+# Built into a scratch folder, never the work tree. No --quiet (nor --verbose): MkDocs 1.6.1 then
+# never counts the warnings and a strict build with broken links exits 0 (mkdocs/mkdocs#4126, #3991).
+# NO_MKDOCS_2_WARNING: Material's end-of-life banner.
+site="$(mktemp -d)"
+NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --site-dir "$site"
+rm -rf "$site"
 echo "== pytest"
 # pytest-xdist: TSBENCH_TEST_WORKERS processes (default 4 on our 2 cores: much of the suite waits on
 # servers, Airflow and Terraform's pollers); a module — or a folder sharing one deployment — stays

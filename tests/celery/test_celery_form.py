@@ -1,8 +1,9 @@
-"""The Celery form, started the README's way (``TSBENCH_EXECUTOR=celery bash scripts/airflow_ui.sh``):
-PostgreSQL as the metadata DB, Redis as the broker, two ``airflow celery worker`` processes with
-their own AIRFLOW_HOME, state root, results root and dataset cache, and the run store in MinIO.
-Triggered and read through the REST API only. The ``runtime: aws`` case provisions against moto's
-server (an AWS emulator: it creates instances, volumes and security groups, but boots no machine)."""
+"""The Celery form, started the documented way (docs/team.md:
+``TSBENCH_EXECUTOR=celery bash scripts/airflow_ui.sh``): PostgreSQL as the metadata DB, Redis as
+the broker, two ``airflow celery worker`` processes with their own AIRFLOW_HOME, state root, results
+root and dataset cache, and the run store in MinIO. Triggered and read through the REST API only.
+The ``runtime: aws`` case provisions against moto's server (an AWS emulator: it creates instances,
+volumes and security groups, but boots no machine)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""One Airflow deployment, started the README's way, shared by the tests of this folder (in order:
-nothing runs unasked, then triggered runs, then the browser looks at them) and stopped after
-the folder's last test (package scope: ``__init__.py`` makes the folder a package), not left idling
-until the session ends."""
+"""One Airflow deployment, started the documented way (docs/operating.md), shared by the tests of
+this folder (in order: nothing runs unasked, then triggered runs, then the browser looks at them)
+and stopped after the folder's last test (package scope: ``__init__.py`` makes the folder a
+package), not left idling until the session ends."""
 
 from __future__ import annotations
 

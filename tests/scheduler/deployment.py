@@ -193,7 +193,8 @@ def _stop(process: subprocess.Popen, home: Path) -> None:
 
 @contextmanager
 def airflow_ui(workdir: Path, extra_env: dict[str, str] | None = None) -> Iterator[AirflowDeployment]:
-    """Start ``scripts/airflow_ui.sh`` the README's way, with its own AIRFLOW_HOME under ``workdir``."""
+    """Start ``scripts/airflow_ui.sh`` the documented way (docs/operating.md), with its own
+    AIRFLOW_HOME under ``workdir``."""
     port = _free_port()
     base_url = f"http://127.0.0.1:{port}"
     home, results = workdir / "airflow", workdir / "out" / "runs"
