@@ -226,6 +226,8 @@ def test_the_compression_claim_on_the_apache_edition_is_not_comparable() -> None
         "needs timescaledb's data compressed; timescaledb stored uncompressed here (no native compression)"
         in apache.reason
     )
+    # the figures are shown, not judged: 25 MB against 1.04 MB
+    assert "measured here, not judged: 4 workers: timescaledb 25,000,000, influxdb 1,040,000" in apache.reason
     both = judge_claim(
         PUBLISHED,
         claim(
@@ -387,3 +389,21 @@ def test_a_study_file_naming_an_unknown_target_is_refused(tmp_path: Path) -> Non
     path.write_text(yaml.safe_dump(body))
     with pytest.raises(SpecError, match=r"bad.yaml: published.claims\[0\].*no target 'cassandra'"):
         load_study(path)
+
+
+def test_the_cli_table_lists_each_claim_once_with_its_checks_made() -> None:
+    from tsbench.verdicts.table import claims_table
+
+    study = PUBLISHED.model_copy(
+        update={
+            "claims": [
+                claim({"ranking": ["questdb", "influxdb"], "at": {"workers": 4}}, {"not_comparable": "why"}),
+                claim({"not_comparable": "a vendor's claim"}),
+            ]
+        }
+    )
+    table = claims_table(study, RUNS)
+    rows = [line for line in table.splitlines() if line.startswith("| line 1")]
+    assert len(rows) == 2 and "| direction only |" in rows[0] and "| 1/2 " in rows[0]
+    assert "| not comparable |" in rows[1] and "| 0/1 " in rows[1]
+    assert table.endswith("2 claims: direction only 1 · not comparable 1 (1 judged on part of their checks)")

@@ -47,18 +47,19 @@ def test_every_size_expands_within_its_limits(study) -> None:
 
 @pytest.mark.parametrize("study", all_studies(), ids=lambda s: s.name)
 def test_paper_sizes_use_the_study_machines_tfvars(study) -> None:
-    """Where the paper size names a study machine's tfvars, its AWS options are that file's."""
-    paper = study.size("paper")
-    named = re.search(r"infra/envs/aws/examples/[\w-]+\.tfvars", paper.description)
-    if named is None:
-        assert study.mirrors in ("C", "E"), "only the laptop studies have no study machine"
-        return
-    text = (ROOT / named.group(0)).read_text()
-    tfvars = dict(re.findall(r"^(\w+)\s*=\s*\"?([\w.]+)\"?", text, re.MULTILINE))
-    spec = study.plan("paper", CIDR).points[0].spec
-    for variable, option in TFVARS_OPTIONS.items():
-        if variable in tfvars:
-            assert str(getattr(spec.aws, option)) == tfvars[variable], (variable, named.group(0))
+    """Where a paper size (``paper``, ``paper-…``) names a study machine's tfvars, its AWS options
+    are that file's."""
+    for name in [size for size in study.sizes if size.startswith("paper")]:
+        named = re.search(r"infra/envs/aws/examples/[\w-]+\.tfvars", study.size(name).description)
+        if named is None:
+            assert study.mirrors in ("C", "E"), "only the laptop studies have no study machine"
+            continue
+        text = (ROOT / named.group(0)).read_text()
+        tfvars = dict(re.findall(r"^(\w+)\s*=\s*\"?([\w.]+)\"?", text, re.MULTILINE))
+        spec = study.plan(name, CIDR).points[0].spec
+        for variable, option in TFVARS_OPTIONS.items():
+            if variable in tfvars:
+                assert str(getattr(spec.aws, option)) == tfvars[variable], (name, variable, named.group(0))
 
 
 def test_a_paper_size_over_the_default_limits_is_refused_without_its_own() -> None:

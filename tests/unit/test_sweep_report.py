@@ -184,6 +184,17 @@ def test_a_lead_within_noise_is_a_tie_in_the_summary(context: ReportView, html: 
     calm = next(s for s in context.scales if s.run.spec["scale"] == 100 and s.run.spec["workers"] == 4)
     assert not next(w for w in calm.summary.winners if w.metric == "Load").runner_up.tied
     assert "tie within noise with" in html
+    # the across-sweep table highlights the best and every figure within noise of it
+    across = context.across
+    assert across is not None
+    row = next(r for r in across.load if r.prefix == noisy.prefix)
+    assert {t.name for t, _, best in row.cells if best} == {
+        "questdb",
+        "timescaledb",
+        "postgres",
+    }  # 400 k ± 1 %
+    calm_row = next(r for r in across.load if r.prefix == calm.prefix)
+    assert {t.name for t, _, best in calm_row.cells if best} == {"questdb"}
 
 
 def context_free_point() -> list[tuple[dict[str, Any], None, None]]:

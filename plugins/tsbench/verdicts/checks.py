@@ -231,9 +231,14 @@ def _pairs(check: Check, runs: Sequence[RunResult]) -> list[tuple[RunResult, Run
 def _gated(
     requires: Sequence[Condition], runs: Sequence[RunResult], outcome: Callable[[], Outcome]
 ) -> Outcome:
-    """The outcome where every run meets ``requires``; else not checkable, naming the condition."""
+    """The outcome where every run meets ``requires``; else not checkable, naming the condition —
+    with the figures measured there, shown but not judged."""
     missing = _unmet(requires, runs)
-    return Outcome(None, f"{' vs '.join(point_name(r) for r in runs)}: {missing}") if missing else outcome()
+    if not missing:
+        return outcome()
+    found = outcome()
+    shown = f"; measured here, not judged: {found.text}" if found.verdict is not None else ""
+    return Outcome(None, f"{' vs '.join(point_name(r) for r in runs)}: {missing}{shown}")
 
 
 def no_point(check: Check) -> str:

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tsbench.verdicts.noise import Gap, compare
+from tsbench.verdicts.noise import Gap, Lead, compare
 from tsbench.workload.answers import answer_columns
 from tsbench.workload.query_types import QUERY_TYPES
 
@@ -65,6 +65,27 @@ def ranked(values: Mapping[str, float | None], higher_is_better: bool) -> list[t
 
 def ratio(best: float, other: float, higher_is_better: bool) -> float:
     return best / other if higher_is_better else other / best
+
+
+def leaders(
+    values: Mapping[str, float | None],
+    repeats: Mapping[str, Sequence[float]],
+    higher_is_better: bool,
+    tolerance: float,
+) -> set[str]:
+    """The best figure's name and every name within noise of it (``lead_over``): the report
+    highlights them all, since a lead within noise is a tie. ``repeats`` by name (trials, hot
+    passes); a name without them counts its one figure."""
+    order = ranked(values, higher_is_better)
+    if not order:
+        return set()
+    best = order[0][0]
+    figures = {name: tuple(repeats.get(name) or ()) or (float(value),) for name, value in order}
+    return {best} | {
+        name
+        for name, _ in order[1:]
+        if lead_over(figures, best, name, higher_is_better, tolerance).lead is not Lead.FIRST
+    }
 
 
 def lead_over(

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from tsbench.report import charts
-from tsbench.report.sections.common import colours, ranked
+from tsbench.report.sections.common import colours, leaders
 from tsbench.report.sections.load import LoadRow
 from tsbench.report.sections.status import TargetView
 from tsbench.results.model import (
@@ -19,6 +19,7 @@ from tsbench.results.model import (
     Resources,
     RunResult,
 )
+from tsbench.verdicts.noise import FOOTPRINT_TOLERANCE
 
 
 @dataclass(frozen=True)
@@ -103,16 +104,9 @@ def footprint_section(run: RunResult, targets: Sequence[TargetView], prefix: str
         if footprint.has("settle_seconds"):
             settle_seconds = footprint.settle_seconds
         rows.append(_footprint_row(target, footprint))
-    db = ranked({r.target.name: r.stored("db") for r in rows}, False)
-    disk = ranked({r.target.name: r.stored("disk") for r in rows}, False)
-    rows = [
-        replace(
-            r,
-            db_smallest=bool(db) and r.target.name == db[0][0],
-            disk_smallest=bool(disk) and r.target.name == disk[0][0],
-        )
-        for r in rows
-    ]
+    db = leaders({r.target.name: r.stored("db") for r in rows}, {}, False, FOOTPRINT_TOLERANCE)
+    disk = leaders({r.target.name: r.stored("disk") for r in rows}, {}, False, FOOTPRINT_TOLERANCE)
+    rows = [replace(r, db_smallest=r.target.name in db, disk_smallest=r.target.name in disk) for r in rows]
     chart = ""
     if any(not r.missing for r in rows):
         chart = charts.grouped_bars(

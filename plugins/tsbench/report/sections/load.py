@@ -8,10 +8,11 @@ from dataclasses import dataclass, replace
 
 from tsbench.report import charts, client_share, fmt
 from tsbench.report.client_share import ClientShare, PreparedNote
-from tsbench.report.sections.common import ranked
+from tsbench.report.sections.common import leaders, ranked
 from tsbench.report.sections.status import TargetView
 from tsbench.report.spread import Spread, spread
 from tsbench.results.model import LoadPhase, LoadTrial, Number, Resources, RunResult
+from tsbench.verdicts.noise import RATE_TOLERANCE
 
 
 @dataclass(frozen=True)
@@ -89,12 +90,14 @@ def _load_row(target: TargetView, load: LoadPhase) -> LoadRow:
 def load_section(run: RunResult, targets: Sequence[TargetView], prefix: str) -> LoadSection:
     """Rows (one per target, with ``best`` and ``vs_best``), the bar chart and the prepare notes."""
     rows = [_load_row(t, run.targets[t.name].load or LoadPhase()) for t in targets]
-    order = ranked({r.target.name: r.rows_per_s for r in rows}, True)
+    rates = {r.target.name: r.rows_per_s for r in rows}
+    order = ranked(rates, True)
     best = order[0][1] if order else None
+    leading = leaders(rates, {r.target.name: r.repeats() for r in rows}, True, RATE_TOLERANCE)
     rows = [
         replace(
             row,
-            best=bool(order) and row.target.name == order[0][0],
+            best=row.target.name in leading,
             vs_best=best / row.rows_per_s if best and row.rows_per_s else None,
         )
         for row in rows

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 
 from tsbench.report import charts, client_share
 from tsbench.report.client_share import ClientRow
-from tsbench.report.sections.common import colours, describe, lead_over, query_type_order, ranked
+from tsbench.report.sections.common import colours, describe, lead_over, leaders, query_type_order, ranked
 from tsbench.report.sections.status import TargetView
 from tsbench.report.spread import Spread, spread
 from tsbench.results.model import Number, QueriesPhase, QueryStats, RunResult, TargetResult
@@ -127,9 +127,10 @@ def _qps(row: QueryRow, target: TargetView) -> Number | None:
 def _row(run: RunResult, targets: Sequence[TargetView], qtype: str, prefix: str) -> QueryRow:
     """One type's cells, the best clean qps marked."""
     cells = {t.name: cell_for(t, run.targets[t.name], qtype) for t in targets}
-    order = ranked({n: c.qps for n, c in cells.items() if c.kind == "ok" and c.clean}, True)
-    if order:
-        cells[order[0][0]] = replace(cells[order[0][0]], best=True)
+    clean = {n: c.qps for n, c in cells.items() if c.kind == "ok" and c.clean}
+    order = ranked(clean, True)
+    for name in leaders(clean, {n: cells[n].repeats() for n in clean}, True, RATE_TOLERANCE):
+        cells[name] = replace(cells[name], best=True)
     row = QueryRow(qtype, describe(qtype), [(t, cells[t.name]) for t in targets], order, f"{prefix}q-{qtype}")
     if len(order) < 2:
         return row

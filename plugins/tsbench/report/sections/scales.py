@@ -9,10 +9,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tsbench.report import charts, fmt
-from tsbench.report.sections.common import HEADLINE_TYPES, colours, ranked
+from tsbench.report.sections.common import HEADLINE_TYPES, colours, leaders
 from tsbench.report.sections.status import TargetView
 from tsbench.report.sections.sweep import SweepTable, sweep_tables
 from tsbench.results.model import Number, RunResult
+from tsbench.verdicts.noise import FOOTPRINT_TOLERANCE, RATE_TOLERANCE
 
 if TYPE_CHECKING:
     from tsbench.report.model import ScaleView
@@ -107,21 +108,24 @@ def _row(
     scale: ScaleView,
     targets: Sequence[TargetView],
     values: Mapping[str, Number | None],
+    repeats: Mapping[str, Sequence[float]],
     higher: bool,
     qtype: str = "",
 ) -> AcrossRow:
-    """One point's cells (target, value, best?)."""
-    order = ranked(values, higher)
-    cells = [(t, values.get(t.name), bool(order) and order[0][0] == t.name) for t in targets]
+    """One point's cells (target, value, best? — the best and every figure within noise of it)."""
+    tolerance = RATE_TOLERANCE if qtype or higher else FOOTPRINT_TOLERANCE
+    best = leaders(values, repeats, higher, tolerance)
+    cells = [(t, values.get(t.name), t.name in best) for t in targets]
     return AcrossRow(scale.axis_value, scale.prefix, cells, qtype)
 
 
-def _clean_qps(scale: ScaleView, qtype: str) -> dict[str, Number | None]:
-    qps: dict[str, Number | None] = {}
+def _clean_qps(scale: ScaleView, qtype: str) -> tuple[dict[str, Number | None], dict[str, tuple[float, ...]]]:
+    """Clean hot queries/s of ``qtype`` per target, and each target's hot passes."""
     for query_row in scale.queries.rows:
         if query_row.type == qtype:
             qps = {t.name: c.qps for t, c in query_row.cells if c.kind == "ok" and c.clean}
-    return qps
+            return qps, query_row.repeats()
+    return {}, {}
 
 
 def _load_chart(
@@ -150,12 +154,22 @@ def across_scales_section(scales: Sequence[ScaleView], axis: Axis = Axis()) -> A
     names = list(dict.fromkeys(t.name for s in scales for t in s.targets))
     views = {t.name: t for s in scales for t in s.targets}
     targets = [views[name] for name in names]
-    load_rows = [_row(s, targets, {r.target.name: r.rows_per_s for r in s.load.rows}, True) for s in scales]
+    load_rows = [
+        _row(
+            s,
+            targets,
+            {r.target.name: r.rows_per_s for r in s.load.rows},
+            {r.target.name: r.repeats() for r in s.load.rows},
+            True,
+        )
+        for s in scales
+    ]
     footprint_rows = [
-        _row(s, targets, {r.target.name: r.stored("disk") for r in s.footprint.rows}, False) for s in scales
+        _row(s, targets, {r.target.name: r.stored("disk") for r in s.footprint.rows}, {}, False)
+        for s in scales
     ]
     present = [t for t in HEADLINE_TYPES if any(t in s.queries.types for s in scales)][:ACROSS_TYPES]
-    query_rows = [_row(s, targets, _clean_qps(s, qtype), True, qtype) for qtype in present for s in scales]
+    query_rows = [_row(s, targets, *_clean_qps(s, qtype), True, qtype) for qtype in present for s in scales]
     sweep = sweep_tables(scales, targets)
     return AcrossSection(
         axis=axis,

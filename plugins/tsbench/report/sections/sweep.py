@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tsbench.report import charts, fmt
-from tsbench.report.sections.common import colours, ranked
+from tsbench.report.sections.common import colours, leaders
 from tsbench.report.sections.status import TargetView
 from tsbench.report.spread import Spread
 from tsbench.sweep import AXES, POINT_FIELD
+from tsbench.verdicts.noise import RATE_TOLERANCE
 
 if TYPE_CHECKING:
     from tsbench.report.model import ScaleView
@@ -61,13 +62,9 @@ def _varied(scales: Sequence[ScaleView]) -> list[str]:
 def _cells(scale: ScaleView, targets: Sequence[TargetView]) -> list[SweepCell]:
     rows = {row.target.name: row for row in scale.load.rows}
     values = {name: row.rows_per_s for name, row in rows.items()}
-    order = ranked(values, True)
+    best = leaders(values, {name: row.repeats() for name, row in rows.items()}, True, RATE_TOLERANCE)
     return [
-        SweepCell(
-            values.get(t.name),
-            rows[t.name].spread if t.name in rows else None,
-            bool(order) and order[0][0] == t.name,
-        )
+        SweepCell(values.get(t.name), rows[t.name].spread if t.name in rows else None, t.name in best)
         for t in targets
     ]
 
