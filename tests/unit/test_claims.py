@@ -292,7 +292,8 @@ def test_one_verdict_per_claim_and_the_pills_count_claims() -> None:
     assert [c.verdict for c in first.checks] == [Verdict.REPRODUCED, Verdict.REVERSED]
     assert first.verdict is Verdict.REVERSED  # loses to one of the two beyond noise
     assert second.verdict is Verdict.NOT_COMPARABLE
-    assert second.reason == "clickhouse is not in this run; a client's no-op mode"
+    assert second.reason == "none of its 2 checks could be made (each says why)"
+    assert [c.reason for c in second.checks] == ["clickhouse is not in this run", "a client's no-op mode"]
     assert third.verdict is Verdict.REVERSED
     counts = checked.counts()
     assert counts[Verdict.REVERSED] == 2 and counts[Verdict.NOT_COMPARABLE] == 1 and sum(counts.values()) == 3

@@ -63,7 +63,12 @@ def judge_claim(published: Published, claim: Claim, runs: Sequence[RunResult]) -
     made = [c.verdict for c in checks if c.verdict is not Verdict.NOT_COMPARABLE]
     differences = list(dict.fromkeys(d for c in checks for d in c.differences))
     if not made:
-        reason = "; ".join(dict.fromkeys(c.reason for c in checks if c.reason))
+        reasons = list(dict.fromkeys(c.reason for c in checks if c.reason))
+        reason = (
+            reasons[0]
+            if len(reasons) == 1
+            else f"none of its {len(checks)} checks could be made (each says why)"
+        )
         return ClaimVerdict(claim, Verdict.NOT_COMPARABLE, checks, reason, differences)
     return ClaimVerdict(claim, weakest(made), checks, "", differences)
 
