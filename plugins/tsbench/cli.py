@@ -150,8 +150,11 @@ def cmd_study(args: argparse.Namespace) -> str:
     study = load_study(args.file)
     overrides = values(args, RUN_PARAMETERS)
     if args.plan_only:
+        from tsbench.verdicts.coverage import coverage_line
+
         plan = study.plan(args.size, overrides)
-        return f"study {study.name} ({args.size or study.default_size}): {plan.summary()}"
+        judged = f"; {coverage_line(study.claims_coverage(args.size, overrides))}" if study.published else ""
+        return f"study {study.name} ({args.size or study.default_size}): {plan.summary()}{judged}"
     args.latest_folder = args.latest_folder or study.latest_folder
     return _run_pipeline(args, study.params_for(args.size, overrides), study.limits(args.size), study=study)
 

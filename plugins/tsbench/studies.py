@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from tsbench.published import Published
 from tsbench.spec import SpecError
 from tsbench.sweep import SweepLimits, SweepPlan, expand_sweep
+from tsbench.verdicts.coverage import Coverage, PlannedPoint, claims_coverage
 
 REPO = Path(__file__).resolve().parents[2]
 PUBLISHED_STUDIES = ("A", "B", "C", "D", "E")
@@ -102,6 +103,17 @@ class Study(BaseModel):
     def plan(self, size: str | None = None, overrides: dict[str, Any] | None = None) -> SweepPlan:
         """The validated points of a size (SpecError naming every problem, before any work)."""
         return expand_sweep(self.params_for(size, overrides), self.limits(size))
+
+    def claims_coverage(
+        self, size: str | None = None, overrides: dict[str, Any] | None = None
+    ) -> list[Coverage]:
+        """Per published claim, whether this size can judge it (``tsbench.verdicts.coverage``)."""
+        if self.published is None:
+            return []
+        points = [
+            PlannedPoint(p.spec.model_dump(), p.spec.rows_total) for p in self.plan(size, overrides).points
+        ]
+        return claims_coverage(self.published, points, self.params_for(size, overrides))
 
 
 # libyaml's safe loader when PyYAML was built with it (pure Python: ~0.3 s per study file, paid at

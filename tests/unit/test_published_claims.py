@@ -44,3 +44,26 @@ def test_a_preset_quotes_every_claim_of_its_study_word_for_word(study) -> None:
     assert not dropped, f"{study.name} drops or rewords: {dropped}"
     assert not foreign, f"{study.name} quotes what the study does not say (or with a wrong line): {foreign}"
     assert quoted == expected, f"{study.name}: claims out of the study's order or repeated"
+
+
+CIDR = {"aws": {"orchestrator_cidr": ["203.0.113.7/32"]}}
+
+
+@pytest.mark.parametrize("study", all_studies(), ids=lambda s: s.name)
+def test_every_claim_that_can_be_measured_has_a_size_that_measures_it(study) -> None:
+    """A claim with a comparison tsbench can make is judged by some size of its preset (or would be,
+    on a cloud machine with the cores or memory it needs); the others say, in every check, why no run
+    can judge them."""
+    from tsbench.verdicts.coverage import Coverage
+
+    per_size = {
+        size: study.claims_coverage(size, CIDR if study.params_for(size).get("runtime") == "aws" else None)
+        for size in study.sizes
+    }
+    for index, claim in enumerate(study.published.claims):
+        reached = {found[index] for found in per_size.values()}
+        if all(check.not_comparable for check in claim.checks):
+            assert reached == {Coverage.NOT}
+            assert all(len(check.not_comparable or "") > 30 for check in claim.checks), claim.text
+        else:
+            assert reached - {Coverage.NOT}, f"{study.name}: no size can judge {claim.text[:80]}"
