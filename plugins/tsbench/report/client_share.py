@@ -9,15 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from tsbench.report.sections.common import Caveat
-from tsbench.report.sections.status import TargetView
+from tsbench.report.sections.target_view import TargetView
 from tsbench.results.model import LoadTrial, Number, RunResult
-
-if TYPE_CHECKING:
-    from tsbench.report.sections.load import LoadRow
-    from tsbench.report.sections.queries import QueryRow
 
 # Above this share of the machine's CPU, a client that shared the server's cores is called out.
 CLIENT_SHARE_LIMIT = 0.25
@@ -70,18 +66,14 @@ def prepare_notes(run: RunResult, targets: Sequence[TargetView]) -> list[Prepare
     return notes
 
 
-def query_client_rows(rows: Sequence[QueryRow]) -> list[ClientRow]:
-    """Per query type, each target's client CPU-seconds and share over its hot passes."""
-    out = []
-    for row in rows:
-        cells = []
-        for target, cell in row.cells:
-            hot = cell.hot if cell.kind == "ok" else None
-            share = ClientShare(hot.client_cpu_s, hot.client_share) if hot is not None else ClientShare()
-            cells.append((target, share))
-        if any(c.cpu_s is not None for _, c in cells):
-            out.append(ClientRow(row.type, cells))
-    return out
+class LoadShare(Protocol):
+    """A load row as the caveat reads it (``tsbench.report.sections.load.LoadRow``, which imports
+    this module)."""
+
+    @property
+    def target(self) -> TargetView: ...
+    @property
+    def client(self) -> ClientShare: ...
 
 
 def _over(share: float | None) -> bool:
@@ -89,7 +81,7 @@ def _over(share: float | None) -> bool:
 
 
 def client_caveats(
-    spec: Mapping[str, Any], load_rows: Sequence[LoadRow], query_rows: Sequence[ClientRow]
+    spec: Mapping[str, Any], load_rows: Sequence[LoadShare], query_rows: Sequence[ClientRow]
 ) -> list[Caveat]:
     """A warning naming every load and query type where a client that shared the server's cores
     used more than ``CLIENT_SHARE_LIMIT`` of the machine; none when the server ran elsewhere."""

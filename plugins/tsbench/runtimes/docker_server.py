@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import docker
 import docker.errors
@@ -29,7 +30,21 @@ from tsbench.targets.base import Endpoint, Target, TargetError
 if TYPE_CHECKING:
     from docker.models.containers import Container
 
-    from tsbench.runtimes.docker import DockerRuntime
+
+class ContainerHost(Protocol):
+    """What a server container needs of its runtime (``DockerRuntime`` is one; ``docker.py``
+    imports this module, so this one names no class of it)."""
+
+    root: Path
+    ready_timeout_s: float | None
+
+    def client(self) -> docker.DockerClient: ...
+    def save_record(self, instance: str, state: Mapping[str, Any]) -> None: ...
+    def instance_secrets(
+        self, instance: str, spec: ContainerSpec, state: Mapping[str, Any]
+    ) -> dict[str, str]: ...
+    def drop_caches(self, image: str) -> tuple[bool, str]: ...
+
 
 READY_USE_CASE = "cpu-only"  # the ready check only connects; any use case will do
 
@@ -59,11 +74,11 @@ class ContainerUsageProbe:
 
 
 class DockerServer:
-    """One server container (create with ``DockerRuntime``)."""
+    """One server container (create with ``DockerRuntime``, its ``ContainerHost``)."""
 
     def __init__(
         self,
-        runtime: DockerRuntime,
+        runtime: ContainerHost,
         instance: str,
         state: dict[str, Any],
         target_type: type[Target],

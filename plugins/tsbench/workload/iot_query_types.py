@@ -61,13 +61,25 @@ Per kind (answer columns in order; key columns identify a row):
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from tsbench.timeutil import NS_PER_HOUR, NS_PER_MINUTE
 from tsbench.workload.query_kinds import Kind
 
-if TYPE_CHECKING:  # queries imports this module (through query_types)
-    from tsbench.workload.queries import LogicalQuery
+
+class IotQuery(Protocol):
+    """What these helpers read of a query (``tsbench.workload.queries.LogicalQuery`` has it; that
+    module imports this one through ``query_types``, so this one names no class of it)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def fleet(self) -> str | None: ...
+    @property
+    def start_ns(self) -> int | None: ...
+    @property
+    def end_ns(self) -> int | None: ...
+
 
 FAMILY = "iot"
 TEN_MINUTES_NS = 10 * NS_PER_MINUTE
@@ -113,14 +125,14 @@ def by_kind(functions: Mapping[str, Any], prefix: str = "") -> dict[Kind, Any]:
     }
 
 
-def fleet_of(query: LogicalQuery) -> str:
+def fleet_of(query: IotQuery) -> str:
     """The fleet a fleet type's query reads; ``ValueError`` naming the query when it has none."""
     if query.fleet is None:
         raise ValueError(f"{query.id}: a fleet query needs a fleet")
     return str(query.fleet)
 
 
-def window_of(query: LogicalQuery) -> tuple[int, int]:
+def window_of(query: IotQuery) -> tuple[int, int]:
     """The ``[start_ns, end_ns)`` window of a windowed type's query; ``ValueError`` without one."""
     if query.start_ns is None or query.end_ns is None:
         raise ValueError(f"{query.id}: a windowed iot query needs start_ns and end_ns")

@@ -11,7 +11,7 @@ from tsbench.workload.answers import answer_columns
 from tsbench.workload.query_types import QUERY_TYPES
 
 if TYPE_CHECKING:
-    from tsbench.report.sections.status import TargetView
+    from tsbench.report.sections.target_view import TargetView
 
 # The query types the published studies headline (A: high-cpu-*, lastpoint, single-groupby-1-1-1,
 # double-groupby; C: double-groupby-5, cpu-max-all-8, lastpoint, groupby-orderby-limit).

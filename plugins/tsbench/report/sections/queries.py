@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from tsbench.report import charts, client_share
-from tsbench.report.client_share import ClientRow
+from tsbench.report import charts
+from tsbench.report.client_share import ClientRow, ClientShare
 from tsbench.report.sections.common import colours, describe, lead_over, leaders, query_type_order, ranked
 from tsbench.report.sections.status import TargetView
 from tsbench.report.spread import Spread, spread
@@ -153,5 +153,19 @@ def queries_section(run: RunResult, targets: Sequence[TargetView], prefix: str) 
             f"{prefix}qps-chart", [r.type for r in rows], series, colours(targets), "queries/s (hot)"
         )
     return QueriesSection(
-        types=types, rows=rows, chart=chart, wins=wins, client=client_share.query_client_rows(rows), ties=ties
+        types=types, rows=rows, chart=chart, wins=wins, client=query_client_rows(rows), ties=ties
     )
+
+
+def query_client_rows(rows: Sequence[QueryRow]) -> list[ClientRow]:
+    """Per query type, each target's client CPU-seconds and share over its hot passes."""
+    out = []
+    for row in rows:
+        cells = []
+        for target, cell in row.cells:
+            hot = cell.hot if cell.kind == "ok" else None
+            share = ClientShare(hot.client_cpu_s, hot.client_share) if hot is not None else ClientShare()
+            cells.append((target, share))
+        if any(c.cpu_s is not None for _, c in cells):
+            out.append(ClientRow(row.type, cells))
+    return out

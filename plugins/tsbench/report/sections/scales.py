@@ -6,17 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from tsbench.report import charts, fmt
 from tsbench.report.sections.common import HEADLINE_TYPES, colours, leaders
+from tsbench.report.sections.point_view import PointView
 from tsbench.report.sections.status import TargetView
 from tsbench.report.sections.sweep import SweepTable, sweep_tables
 from tsbench.results.model import Number, RunResult
 from tsbench.verdicts.noise import FOOTPRINT_TOLERANCE, RATE_TOLERANCE
-
-if TYPE_CHECKING:
-    from tsbench.report.model import ScaleView
 
 ACROSS_TYPES = 5
 
@@ -105,7 +102,7 @@ class AcrossSection:
 
 
 def _row(
-    scale: ScaleView,
+    scale: PointView,
     targets: Sequence[TargetView],
     values: Mapping[str, Number | None],
     repeats: Mapping[str, Sequence[float]],
@@ -119,7 +116,7 @@ def _row(
     return AcrossRow(scale.axis_value, scale.prefix, cells, qtype)
 
 
-def _clean_qps(scale: ScaleView, qtype: str) -> tuple[dict[str, Number | None], dict[str, tuple[float, ...]]]:
+def _clean_qps(scale: PointView, qtype: str) -> tuple[dict[str, Number | None], dict[str, tuple[float, ...]]]:
     """Clean hot queries/s of ``qtype`` per target, and each target's hot passes."""
     for query_row in scale.queries.rows:
         if query_row.type == qtype:
@@ -129,7 +126,7 @@ def _clean_qps(scale: ScaleView, qtype: str) -> tuple[dict[str, Number | None], 
 
 
 def _load_chart(
-    axis: Axis, scales: Sequence[ScaleView], targets: Sequence[TargetView], load_rows: Sequence[AcrossRow]
+    axis: Axis, scales: Sequence[PointView], targets: Sequence[TargetView], load_rows: Sequence[AcrossRow]
 ) -> str:
     labels = [s.axis_value for s in scales]
     series = {t.label: [r.value(t) for r in load_rows] for t in targets}
@@ -147,7 +144,7 @@ def _load_chart(
     )
 
 
-def across_scales_section(scales: Sequence[ScaleView], axis: Axis = Axis()) -> AcrossSection | None:
+def across_scales_section(scales: Sequence[PointView], axis: Axis = Axis()) -> AcrossSection | None:
     """Load rate, footprint and headline query types per point × database (None with one point)."""
     if len(scales) < 2:
         return None

@@ -1,114 +1,19 @@
-"""Each target's view (name, title, colour, status, provisioning facts) and the validation banner."""
+"""The validation banner (the target views live in ``target_view``; re-exported here for the
+sections that read both)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Protocol
 
 from tsbench.report.sections.common import join
-from tsbench.results.model import Provision, TargetResult, Validation
-from tsbench.targets.registry import target_colour, target_title
+from tsbench.report.sections.target_view import TargetView, placement_rows, target_view
+from tsbench.results.model import Validation
 
-if TYPE_CHECKING:
-    from tsbench.report.model import ScaleView
+__all__ = ["Banner", "BannerPart", "TargetView", "banner", "overall_banner", "placement_rows", "target_view"]
 
 FAILED_BANNER_TITLE = "Validation FAILED — not replacing the latest report"
-
-
-def _endpoint_text(endpoint: Mapping[str, Any]) -> str:
-    if not endpoint:
-        return ""
-    ports = endpoint.get("ports") or {}
-    listed = ", ".join(f"{role} {port}" for role, port in ports.items())
-    return endpoint.get("host", "") + (f" ({listed})" if ports else "")
-
-
-def _problem(body: TargetResult) -> str:
-    if body.status == "failed":
-        return f"failed in {body.failed_phase if body.has('failed_phase') else '?'}"
-    if body.status != "ok":
-        return (
-            f"incomplete: {body.stopped_before if body.has('stopped_before') else 'a phase'} never ran (its "
-            "task did not start: an earlier task failed or the run was stopped; see the Airflow task logs)"
-        )
-    return ""
-
-
-@dataclass(frozen=True)
-class TargetView:
-    """A target as every section shows it: title and colour from its folder, its status (``problem``
-    says why it is not ok) and the server facts recorded at provisioning."""
-
-    name: str
-    label: str
-    colour: str
-    status: str
-    ok: bool
-    failed_phase: str
-    error: str
-    problem: str
-    version: str
-    server_binary: str
-    runtime: str
-    placement: list[tuple[str, str]]
-    endpoint: str
-    settings: dict[str, Any]
-    config: str
-    durable: bool | None
-    compression: str
-    rollups: str
-    schema_note: str
-    row_model_note: str
-    unsupported: dict[str, str]
-    provisioned: bool
-
-
-def target_view(name: str, body: TargetResult) -> TargetView:
-    """``name``'s view from its ``TargetResult``."""
-    provision = body.provision or Provision()
-    caps = provision.capabilities
-    return TargetView(
-        name=name,
-        label=target_title(name),
-        colour=target_colour(name),
-        status=body.status,
-        ok=body.ok,
-        failed_phase=body.failed_phase,
-        error=body.error,
-        problem=_problem(body),
-        version=provision.version,
-        server_binary=provision.server_binary,
-        runtime=provision.runtime,
-        placement=placement_rows(provision.placement),
-        endpoint=_endpoint_text(provision.endpoint),
-        settings=provision.settings,
-        config=provision.config,
-        durable=caps.durable,
-        compression=caps.compression,
-        rollups=caps.rollups,
-        schema_note=caps.schema_note,
-        row_model_note=caps.row_model_note,
-        unsupported=dict(caps.unsupported),
-        provisioned=body.provision is not None and bool(body.provision.to_json()),
-    )
-
-
-def placement_rows(placement: Mapping[str, Any], prefix: str = "") -> list[tuple[str, str]]:
-    """Where a server ran (runtime facts: instance, volumes, image, host) as flat ``(key, text)``
-    rows, nested keys joined with dots; empty values and block device listings left out."""
-    rows: list[tuple[str, str]] = []
-    for key, value in placement.items():
-        name = f"{prefix}{key}"
-        if value in (None, "", [], {}) or key == "block_devices":
-            continue
-        if isinstance(value, Mapping):
-            rows += placement_rows(value, name + ".")
-        elif isinstance(value, list | tuple):
-            rows.append((name, ", ".join(str(item) for item in value)))
-        else:
-            rows.append((name, str(value)))
-    return rows
 
 
 @dataclass(frozen=True)
@@ -145,7 +50,16 @@ def banner(validation: Validation | None, targets: Sequence[TargetView]) -> Bann
     return Banner("fail", FAILED_BANNER_TITLE, f"Critical expectations failed: {critical}.", failed)
 
 
-def overall_banner(scales: Sequence[ScaleView], validations: Sequence[Validation | None]) -> Banner:
+class BannerPart(Protocol):
+    """A part of the document with its own banner (``tsbench.report.model.ScaleView``)."""
+
+    @property
+    def heading(self) -> str: ...
+    @property
+    def banner(self) -> Banner: ...
+
+
+def overall_banner(scales: Sequence[BannerPart], validations: Sequence[Validation | None]) -> Banner:
     """One status for the whole document: failed if any scale failed validation, not validated if
     any scale lacks it, else passed; failed targets of every scale."""
     if len(scales) == 1:

@@ -9,17 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tsbench.report import charts, fmt
 from tsbench.report.sections.common import colours, leaders
+from tsbench.report.sections.point_view import PointView
 from tsbench.report.sections.status import TargetView
 from tsbench.report.spread import Spread
 from tsbench.sweep import AXES, POINT_FIELD
 from tsbench.verdicts.noise import RATE_TOLERANCE
-
-if TYPE_CHECKING:
-    from tsbench.report.model import ScaleView
 
 NUMERIC_AXES = ("scales", "workers", "batch_size")
 AXIS_TITLES = {"scales": "hosts", "workers": "workers", "batch_size": "batch size (rows)"}
@@ -54,12 +52,12 @@ def _field(axis: str) -> str:
     return POINT_FIELD.get(axis, axis)
 
 
-def _varied(scales: Sequence[ScaleView]) -> list[str]:
+def _varied(scales: Sequence[PointView]) -> list[str]:
     """The axes whose value differs between points, in ``AXES`` order."""
     return [axis for axis in AXES if len({repr(s.run.spec.get(_field(axis))) for s in scales}) > 1]
 
 
-def _cells(scale: ScaleView, targets: Sequence[TargetView]) -> list[SweepCell]:
+def _cells(scale: PointView, targets: Sequence[TargetView]) -> list[SweepCell]:
     rows = {row.target.name: row for row in scale.load.rows}
     values = {name: row.rows_per_s for name, row in rows.items()}
     best = leaders(values, {name: row.repeats() for name, row in rows.items()}, True, RATE_TOLERANCE)
@@ -70,7 +68,7 @@ def _cells(scale: ScaleView, targets: Sequence[TargetView]) -> list[SweepCell]:
 
 
 def _table(
-    axis: str, fixed: dict[str, Any], points: list[ScaleView], targets: Sequence[TargetView]
+    axis: str, fixed: dict[str, Any], points: list[PointView], targets: Sequence[TargetView]
 ) -> SweepTable:
     points = sorted(points, key=lambda s: s.run.spec[_field(axis)])
     rows = [(fmt.integer(s.run.spec[_field(axis)]), _cells(s, targets)) for s in points]
@@ -102,7 +100,7 @@ def _range(spread: Spread | None) -> tuple[float, float] | None:
     return (spread.min, spread.max) if spread is not None else None
 
 
-def sweep_tables(scales: Sequence[ScaleView], targets: Sequence[TargetView]) -> list[SweepTable]:
+def sweep_tables(scales: Sequence[PointView], targets: Sequence[TargetView]) -> list[SweepTable]:
     """A table + chart per numeric varied axis × combination of the other varied axes (those with
     at least two points); empty for a single point or a sweep over no numeric axis."""
     varied = _varied(scales)
