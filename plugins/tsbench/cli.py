@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tsbench.cli_flags import add_flags, values
 from tsbench.interrupt import Interrupted
@@ -23,6 +23,9 @@ from tsbench.parameters import parameters
 from tsbench.progress import Progress
 from tsbench.spec import DatasetSpec, QuerySetSpec, SpecError
 from tsbench.workload.dataset import Dataset, DatasetError, cache_dir, ensure_dataset
+
+if TYPE_CHECKING:  # imported where a study runs (the CLI starts without the studies' models)
+    from tsbench.studies import Study
 
 EXIT_BAD_INPUT = 2
 EXIT_TARGET_FAILED = 3
@@ -160,7 +163,7 @@ def cmd_study(args: argparse.Namespace) -> str:
 
 
 def _run_pipeline(
-    args: argparse.Namespace, params: dict[str, Any], limits: Any = None, study: Any = None
+    args: argparse.Namespace, params: dict[str, Any], limits: Any = None, study: Study | None = None
 ) -> str:
     import os
 
@@ -190,7 +193,7 @@ def _run_pipeline(
 
 
 def _run_summary(
-    folder: Path, outcomes: dict[str, Any], problems: list[str], seconds: float, study: Any = None
+    folder: Path, outcomes: dict[str, Any], problems: list[str], seconds: float, study: Study | None = None
 ) -> str:
     """The study tables of every point (a scale, or a sweep's point), the study's claims with their
     verdicts, then where the report went and the verdict."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tsbench.published import Check, Claim, Published, PublishedFigure
@@ -57,7 +57,10 @@ class ClaimVerdict:
 def judge_claim(published: Published, claim: Claim, runs: Sequence[RunResult]) -> ClaimVerdict:
     """``claim``'s verdict over this comparison's points (see the module docstring)."""
     checks = [
-        replace_differences(check_verdict(claim, check, runs, published.figures), published, check, runs)
+        replace(
+            check_verdict(claim, check, runs, published.figures),
+            differences=_differences(published, check, runs),
+        )
         for check in claim.checks
     ]
     made = [c.verdict for c in checks if c.verdict is not Verdict.NOT_COMPARABLE]
@@ -71,14 +74,6 @@ def judge_claim(published: Published, claim: Claim, runs: Sequence[RunResult]) -
         )
         return ClaimVerdict(claim, Verdict.NOT_COMPARABLE, checks, reason, differences)
     return ClaimVerdict(claim, weakest(made), checks, "", differences)
-
-
-def replace_differences(
-    item: CheckVerdict, published: Published, check: Check, runs: Sequence[RunResult]
-) -> CheckVerdict:
-    return CheckVerdict(
-        item.check, item.verdict, item.measured, item.reason, _differences(published, check, runs)
-    )
 
 
 def _differences(published: Published, check: Check, runs: Sequence[RunResult]) -> list[str]:
@@ -157,6 +152,12 @@ class StudyCheck:
 
     def partly(self) -> int:
         return sum(item.partly for item in self.verdicts)
+
+    def tally(self) -> str:
+        """``reproduced 2 · tie 3 · … (2 judged on part of their checks)``: claims, not checks."""
+        counts = " · ".join(f"{verdict.value} {n}" for verdict, n in self.counts().items() if n)
+        partly = f" ({self.partly()} judged on part of their checks)" if self.partly() else ""
+        return counts + partly
 
 
 def check_study(published: Published, runs: Sequence[RunResult]) -> StudyCheck:

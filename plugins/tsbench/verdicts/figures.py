@@ -4,6 +4,7 @@ answer); or why there is none."""
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 
 from tsbench.published import Metric
@@ -21,11 +22,7 @@ class Measurement:
     @property
     def value(self) -> float | None:
         """The median repeat (the figure the report shows), None when missing."""
-        if not self.values:
-            return None
-        ordered = sorted(self.values)
-        middle = len(ordered) // 2
-        return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+        return statistics.median(self.values) if self.values else None
 
 
 def _of(values: list[Number | None], missing: str) -> Measurement:

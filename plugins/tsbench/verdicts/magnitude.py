@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tsbench.published import DEFAULT_BAND, Check, Claim, PublishedFigure
+from tsbench.published import Check, Claim, PublishedFigure
 from tsbench.results.model import RunResult
 from tsbench.verdicts.noise import oriented
 
@@ -28,7 +28,7 @@ class PublishedRatio:
 
 
 def band_of(claim: Claim, check: Check) -> float:
-    return check.band or claim.band or DEFAULT_BAND
+    return check.band or claim.band
 
 
 def reproduces(claim: Claim, check: Check, published: PublishedRatio, measured: float) -> tuple[bool, str]:

@@ -92,12 +92,5 @@ def compare(
             )
         return Gap(Lead.TIE, ratio, low, high, f"{counts}: the repeats overlap")
     within = f"fewer than {MIN_REPEATS} repeats ({counts}): a gap of medians within {tolerance:.0%} is a tie"
-    if ratio > 1 + tolerance:
-        return Gap(Lead.FIRST, ratio, low, high, within.replace("is a tie", "is a tie; this one is wider"))
-    if ratio < 1 / (1 + tolerance):
-        return Gap(Lead.SECOND, ratio, low, high, within.replace("is a tie", "is a tie; this one is wider"))
-    return Gap(Lead.TIE, ratio, low, high, within)
-
-
-def median(values: Sequence[float]) -> float:
-    return statistics.median(values)
+    lead = Lead.FIRST if ratio > 1 + tolerance else Lead.SECOND if ratio < 1 / (1 + tolerance) else Lead.TIE
+    return Gap(lead, ratio, low, high, within if lead is Lead.TIE else f"{within}; this one is wider")

@@ -17,9 +17,7 @@ QUOTE_CHARS = 72
 
 def counts_line(checked: StudyCheck) -> str:
     """``14 claims: reproduced 2 · tie 3 · … (2 judged on part of their checks)``."""
-    counts = " · ".join(f"{verdict.value} {n}" for verdict, n in checked.counts().items() if n)
-    partly = f" ({checked.partly()} judged on part of their checks)" if checked.partly() else ""
-    return f"{len(checked.verdicts)} claims: {counts}{partly}"
+    return f"{len(checked.verdicts)} claims: {checked.tally()}"
 
 
 def claims_table(published: Published, runs: Sequence[RunResult]) -> str:

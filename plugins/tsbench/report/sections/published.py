@@ -100,16 +100,14 @@ class PublishedSection:
     machine: str  # the study's machine beside this run's
     counts: list[tuple[str, str, int]]  # verdict, its pill, how many claims
     partly: int  # claims judged on some of their checks only
+    tally: str  # claims per verdict in words (``StudyCheck.tally``)
     rules: str
     claims: list[ClaimRow]
     figures: list[FigureRow]
 
     def summary(self) -> str:
-        """``14 claims: reproduced 2 · direction only 3 · … (2 partly)`` for the executive summary."""
-        total = sum(n for _, _, n in self.counts)
-        counted = " · ".join(f"{verdict} {n}" for verdict, _, n in self.counts)
-        partly = f" ({self.partly} judged on part of their checks)" if self.partly else ""
-        return f"{total} published claims of {self.title}: {counted}{partly}."
+        """``14 published claims of <title>: reproduced 2 · … (2 judged on …)`` for the summary."""
+        return f"{len(self.claims)} published claims of {self.title}: {self.tally}."
 
 
 def _what(metric: Metric, query_type: str | None, at: dict[str, Any]) -> str:
@@ -178,6 +176,7 @@ def published_section(
         machine=checked.machine,
         counts=[(verdict.value, VERDICT_PILL[verdict], n) for verdict, n in checked.counts().items() if n],
         partly=checked.partly(),
+        tally=checked.tally(),
         rules=RULES,
         claims=[_claim_row(item) for item in checked.verdicts],
         figures=[_figure_row(item) for item in checked.figures],
