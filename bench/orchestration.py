@@ -108,8 +108,8 @@ def task_breakdown(run: Any, folder: Path, scale: int) -> list[dict[str, Any]]:
             for again in session.query(TaskReschedule).filter_by(ti_id=ti.id).all():
                 row["resched"] += 1
                 row["resched_s"] += (again.end_date - again.start_date).total_seconds()
-    from tsbench.pipeline import STEPS
     from tsbench.results.collect import PHASE_ORDER
+    from tsbench.run.pipeline import STEPS
 
     phases_of = {step.name: step.phases or (step.name,) for step in STEPS}
     file_of = dict(PHASE_ORDER)  # phase → the file it writes (settle: the footprint)

@@ -55,8 +55,8 @@ def one_round(url: str, part: Any) -> tuple[float, int]:
 
 
 def main() -> None:
-    from tsbench.group_phases import branch_part
     from tsbench.results.workspace import Part, push
+    from tsbench.run.group import branch_part
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--folder", type=Path)

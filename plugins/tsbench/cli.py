@@ -3,7 +3,7 @@
 Every subcommand validates its parameters first (a clear message and exit code 2 on bad input),
 shows a progress bar on long work, and ends with a one-line summary. The flags of the specs'
 parameters are generated from their schemas (``tsbench.cli_flags``); ``run`` walks the pipeline's
-steps (``tsbench.local_run``) and exits 3 when the verdict fails.
+steps (``tsbench.run.local``) and exits 3 when the verdict fails.
 """
 
 from __future__ import annotations
@@ -140,7 +140,7 @@ def cmd_answers(args: argparse.Namespace) -> str:
 
 
 def cmd_run(args: argparse.Namespace) -> str:
-    """The whole pipeline in this process (``tsbench.local_run``): the steps the DAG runs, in its
+    """The whole pipeline in this process (``tsbench.run.local``): the steps the DAG runs, in its
     order, ending in the report (HTML + PDF), its publication and the verdict."""
     return _run_pipeline(args, values(args, RUN_PARAMETERS))
 
@@ -168,10 +168,10 @@ def _run_pipeline(
     import os
 
     from tsbench.interrupt import signals_unwind
-    from tsbench.local_run import LocalRun
-    from tsbench.pipeline import Publication, results_root
     from tsbench.results.publish import check_latest_folder
-    from tsbench.run_setup import new_run_id
+    from tsbench.run.local import LocalRun
+    from tsbench.run.pipeline import Publication, results_root
+    from tsbench.run.point_setup import new_run_id
 
     check_latest_folder(args.latest_folder)  # ValueError before any work
     for variable, value in (("TSBENCH_RESULTS", args.results_dir), ("TSBENCH_STATE", args.state_dir)):
@@ -227,7 +227,7 @@ def _run_summary(
 def cmd_lease(args: argparse.Namespace) -> str:
     from datetime import UTC, datetime
 
-    from tsbench.lease import MachineLease
+    from tsbench.run.lease import MachineLease
 
     lease = MachineLease()
     holder = lease.force_release() if args.release else lease.holder()

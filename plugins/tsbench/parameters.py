@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from tsbench.comparison_spec import REPLACES, ComparisonAxes
+from tsbench.run.axes import REPLACES, ComparisonAxes
 from tsbench.spec import RunSpec
 
 NO_DEFAULT = object()

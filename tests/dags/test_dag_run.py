@@ -186,7 +186,7 @@ def test_a_branch_that_never_gets_the_machine_is_reported_with_phase_and_reason(
 ) -> None:
     """Another comparison holds the machine for longer than the wait limit: the branch fails in
     acquire_machine, and result and report name the phase and the holder."""
-    from tsbench.lease import MachineLease
+    from tsbench.run.lease import MachineLease
 
     monkeypatch.setenv("TSBENCH_MACHINE_WAIT_S", "3")
     lease, holder = MachineLease(), "scale-100 × influxdb @ another comparison"

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-# The branch's tasks (tsbench.phases): prepare and settle run inside the load task, the cache reset
+# The branch's tasks (tsbench.run.phases): prepare and settle run inside the load task, the cache reset
 # opens the queries task.
 BRANCH_STEPS = ["provision", "load", "queries", "teardown"]
 
@@ -27,7 +27,14 @@ def test_no_import_errors(dagbag) -> None:
     assert set(dagbag.dag_ids) == {"tsbench_nightly", "tsbench_comparison", *studies}
 
 
-MEASURING = ("tsbench.runner", "tsbench.measure", "pandas", "great_expectations", "weasyprint", "jinja2")
+MEASURING = (
+    "tsbench.run.target_phases",
+    "tsbench.measure",
+    "pandas",
+    "great_expectations",
+    "weasyprint",
+    "jinja2",
+)
 
 
 DAG_FILES = ("tsbench_comparison", "tsbench_nightly", "tsbench_studies")
@@ -217,8 +224,8 @@ def _task_order(dag) -> list[str]:
 
 
 def test_task_order_is_the_declared_pipeline(dagbag) -> None:
-    """One task per step of tsbench.pipeline.STEPS, in its order (fan-out helpers aside)."""
-    from tsbench.pipeline import STEPS
+    """One task per step of tsbench.run.pipeline.STEPS, in its order (fan-out helpers aside)."""
+    from tsbench.run.pipeline import STEPS
 
     for dag in dagbag.dags.values():
         steps = [task_id.removeprefix("benchmark.") for task_id in _task_order(dag)]
@@ -232,7 +239,7 @@ def test_params_form_is_runspecs_schema(dagbag) -> None:
     """Names, types, defaults and limits of the form come from RunSpec's JSON schema (with
     scales/duration in place of scale/end); the limits are stated, not enforced."""
     from tsbench.airflow.params import FORM_TARGETS
-    from tsbench.comparison_spec import ComparisonAxes
+    from tsbench.run.axes import ComparisonAxes
     from tsbench.spec import RunSpec
     from tsbench.studies import all_studies
 

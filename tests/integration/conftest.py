@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 import pytest
 from iot_checks import answers_against_the_oracle
 
-from tsbench.runner import TargetPhases
+from tsbench.run.target_phases import TargetPhases
 from tsbench.runtimes.local import LocalRuntime, LocalServer
 from tsbench.targets.base import Target
 from tsbench.targets.registry import load_target

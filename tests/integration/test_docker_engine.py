@@ -320,9 +320,9 @@ def standin_images(client: docker.DockerClient) -> None:
 def test_a_comparison_runs_with_the_docker_runtime(
     client: docker.DockerClient, standin_images: None, tmp_path: Path, dataset_cache: Path
 ) -> None:
-    from tsbench.comparison import parse_comparison
     from tsbench.results.files import read_json
-    from tsbench.runner import run_comparison
+    from tsbench.run.comparison import parse_comparison
+    from tsbench.run.target_phases import run_comparison
 
     runtime = DockerRuntime(
         client_factory=lambda: docker.DockerClient(base_url=ENGINE, version="auto"), root=tmp_path / "state"

@@ -80,7 +80,7 @@ def test_a_stopped_run_tears_down_its_servers_and_frees_the_machine(
 def _wait_for_the_phases_before(phase: str, target_dir: Path, timeout_s: float = 120) -> None:
     """A step that runs phases before ``phase`` (the queries step opens with the cache reset): wait
     until their records are written, so that the signal arrives inside ``phase`` itself."""
-    from tsbench.pipeline import steps
+    from tsbench.run.pipeline import steps
 
     step = next(step for step in steps("branch") if step.name == phase)
     deadline = time.monotonic() + timeout_s

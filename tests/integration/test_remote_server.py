@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from tsbench.comparison import parse_comparison, scale_dir
-from tsbench.run_setup import prepare_run
-from tsbench.runner import TargetPhases
+from tsbench.run.comparison import parse_comparison, scale_dir
+from tsbench.run.point_setup import prepare_run
+from tsbench.run.target_phases import TargetPhases
 from tsbench.runtimes.disk import allocated_bytes
 from tsbench.runtimes.local import LocalRuntime
 from tsbench.runtimes.ports import free_port

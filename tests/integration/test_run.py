@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from conftest import killed_during_load
 
-from tsbench.comparison import parse_comparison, scale_dir
 from tsbench.results.files import read_json
-from tsbench.run_setup import prepare_run
-from tsbench.runner import TargetPhases
+from tsbench.run.comparison import parse_comparison, scale_dir
+from tsbench.run.point_setup import prepare_run
+from tsbench.run.target_phases import TargetPhases
 from tsbench.runtimes.local import LocalRuntime
 
 pytestmark = pytest.mark.integration
@@ -49,7 +49,7 @@ def cli_run(tmp_path_factory: pytest.TempPathFactory, dataset_cache: Path) -> Cl
 def test_cli_run_walks_the_pipeline_to_a_published_verdict(cli_run: CliRun) -> None:
     """Every step of the table in its order, then the validated report (HTML + PDF), its
     publication, the study tables and the verdict on stdout."""
-    from tsbench.pipeline import steps
+    from tsbench.run.pipeline import steps
 
     result, folder = cli_run.result, cli_run.folder
     assert result.returncode == 0, result.stderr[-3000:]

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tsbench.lease import LeaseLost, MachineLease, host_slot
-from tsbench.lease_slots import FileSlot, S3Slot, Slot
+from tsbench.run.lease import LeaseLost, MachineLease, host_slot
+from tsbench.run.lease_slots import FileSlot, S3Slot, Slot
 
 if TYPE_CHECKING:
     from integration.minio import MinioServer
@@ -94,7 +94,7 @@ def test_beats_keep_the_lease_and_release_is_the_holders_alone(new_slot: Callabl
 
 
 def _take_in_a_process(env: dict[str, str], owner: str) -> bool:
-    code = f"from tsbench.lease import MachineLease; print(MachineLease().try_acquire({owner!r}))"
+    code = f"from tsbench.run.lease import MachineLease; print(MachineLease().try_acquire({owner!r}))"
     run_env = {**os.environ, **env, "PYTHONPATH": str(ROOT / "plugins")}
     done = subprocess.run([sys.executable, "-c", code], env=run_env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]

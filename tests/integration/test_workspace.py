@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tsbench.comparison import point_part
-from tsbench.group_phases import branch_part
-from tsbench.pipeline import STEPS, post_part
 from tsbench.results.workspace import workspace
+from tsbench.run.comparison import point_part
+from tsbench.run.group import branch_part
+from tsbench.run.pipeline import STEPS, post_part
 
 if TYPE_CHECKING:
     from integration.minio import MinioServer

@@ -75,7 +75,7 @@ def test_run_flags_are_runspecs_schema() -> None:
     """One flag per comparison parameter: RunSpec's fields (``scales``/``duration`` in place of
     ``scale``/``end``), each with the schema's default and limits in its help."""
     from tsbench.cli import build_parser
-    from tsbench.comparison_spec import ComparisonAxes
+    from tsbench.run.axes import ComparisonAxes
     from tsbench.spec import RunSpec
 
     schema = RunSpec.model_json_schema(mode="serialization")["properties"]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tsbench.lease import LeaseLost, MachineBusy, MachineLease
+from tsbench.run.lease import LeaseLost, MachineBusy, MachineLease
 
 
 def test_one_holder_at_a_time_and_release_only_by_the_holder(tmp_path: Path) -> None:
@@ -93,7 +93,7 @@ def test_keep_alive_fails_when_the_lease_was_taken_over_meanwhile(tmp_path: Path
 def _lease_taken_in_a_child(root: Path, owner: str, exit_after: bool) -> subprocess.Popen[bytes]:
     """A real process that takes a process-bound lease and then exits or stays (until killed)."""
     code = (
-        "import sys, time; from pathlib import Path; from tsbench.lease import MachineLease; "
+        "import sys, time; from pathlib import Path; from tsbench.run.lease import MachineLease; "
         f"assert MachineLease(Path({str(root)!r}), process_bound=True).try_acquire({owner!r}); "
         "print('held', flush=True); " + ("" if exit_after else "time.sleep(60)")
     )
@@ -135,7 +135,7 @@ def test_a_holder_in_this_very_process_is_told_from_one_elsewhere(tmp_path: Path
     """Under ``dag.test()`` a waiting branch skips its pause when the holder's tasks run in its own
     process (they run next in the same loop); a holder in a child process or on another host is
     waited for."""
-    from tsbench.lease import held_by_this_process
+    from tsbench.run.lease import held_by_this_process
 
     lease = MachineLease(tmp_path)
     assert not held_by_this_process(lease.holder())
@@ -150,7 +150,7 @@ def test_an_aws_run_measures_on_up_to_max_parallel_hosts_and_local_on_the_machin
     """A local run's branches share one lease, this machine's; an aws run's branches each take
     one of the run's ``max_parallel_hosts`` slots (they provision their own hosts) and the next
     branch waits for a slot."""
-    from tsbench.lease import HostLeases, MachineBusy
+    from tsbench.run.lease import HostLeases, MachineBusy
     from tsbench.runtimes.select import host_lease_keys
     from tsbench.spec import RunSpec
 

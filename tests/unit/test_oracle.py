@@ -120,8 +120,8 @@ def test_float_means_are_exact_enough(small_dataset: Dataset, frame: pd.DataFram
 
 def test_reference_answers_are_cached_beside_the_dataset(tmp_path, dataset_cache) -> None:
     """A second run with the same dataset and query set reuses the answers, byte for byte."""
-    from tsbench.comparison import parse_comparison
-    from tsbench.run_setup import prepare_dataset, prepare_oracle
+    from tsbench.run.comparison import parse_comparison
+    from tsbench.run.point_setup import prepare_dataset, prepare_oracle
 
     spec = parse_comparison(
         {"scales": [5], "end": "2016-01-01T12:00:00Z", "targets": ["questdb"], "queries_per_type": 2}

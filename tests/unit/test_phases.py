@@ -1,9 +1,9 @@
-"""How a branch's phases make its steps (``tsbench.phases``): one DAG task and one command-line
+"""How a branch's phases make its steps (``tsbench.run.phases``): one DAG task and one command-line
 step each, every phase in exactly one step, in the runner's order."""
 
 from __future__ import annotations
 
-from tsbench.phases import PHASES, phase_steps, step_name
+from tsbench.run.phases import PHASES, phase_steps, step_name
 
 
 def test_every_phase_is_in_one_step_in_order() -> None:

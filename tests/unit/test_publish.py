@@ -1,4 +1,4 @@
-"""Local publication (tsbench.pipeline.publish_run): index.html and the latest folders, on real files.
+"""Local publication (tsbench.run.pipeline.publish_run): index.html and the latest folders, on real files.
 
 A run folder here is shaped like the pipeline's: comparison.json, validation.json and
 report/report.{html,pdf}, recorded in a real RunStore under ``$TSBENCH_RESULTS``.
@@ -14,9 +14,9 @@ from urllib.parse import unquote
 
 import pytest
 
-from tsbench import pipeline
 from tsbench.results import publish
 from tsbench.results.store import RunStore
+from tsbench.run import pipeline
 
 PDF = (
     b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n"

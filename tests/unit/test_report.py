@@ -989,7 +989,7 @@ def test_a_run_where_every_target_failed_still_renders(tmp_path: Path) -> None:
 
 
 def write_comparison(root: Path) -> Path:
-    """A comparison folder (tsbench.comparison): scale-100 and scale-1000, validation per scale."""
+    """A comparison folder (tsbench.run.comparison): scale-100 and scale-1000, validation per scale."""
     folder = root / "20260101T120000Z-cmp001"
     small = synthetic_result(folder.name)
     big = synthetic_result(folder.name)

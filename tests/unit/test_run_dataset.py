@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tsbench.results.files import read_json, write_json_atomic
-from tsbench.run_setup import prepare_dataset, run_dataset
+from tsbench.run.point_setup import prepare_dataset, run_dataset
 from tsbench.spec import RunSpec
 from tsbench.workload.dataset import DatasetError
 

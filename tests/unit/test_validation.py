@@ -631,9 +631,9 @@ def test_runner_maps_every_expectation_back_to_its_check() -> None:
 def make_comparison(
     root: Path, datasets: list[Dataset], run_id: str, created_at: str, **kwargs: Any
 ) -> tuple[Path, Comparison]:
-    """A comparison folder (``tsbench.comparison`` layout): ``scale-<N>/`` run folders, then
+    """A comparison folder (``tsbench.run.comparison`` layout): ``scale-<N>/`` run folders, then
     ``comparison.json`` by ``collect_comparison``."""
-    from tsbench.comparison import collect_comparison
+    from tsbench.run.comparison import collect_comparison
 
     folder = root / run_id
     for ds in datasets:

@@ -1,4 +1,4 @@
-"""What a branch's tasks (one server group of points × one target, ``tsbench.group_phases``) run:
+"""What a branch's tasks (one server group of points × one target, ``tsbench.run.group``) run:
 its phases, the machine lease around them.
 
 Every task works in a workspace of the part of the run folder it opens (``results.workspace``,
@@ -41,8 +41,8 @@ def _phases(folder: Path, item: dict[str, Any]):
     """The branch's phases over its points, in ``folder`` (this task's workspace of the run)."""
     from tsbench.airflow.connections import runtime_environment
     from tsbench.airflow.docker_client import docker_client_factory
-    from tsbench.comparison import point_dir
-    from tsbench.group_phases import GroupPhases
+    from tsbench.run.comparison import point_dir
+    from tsbench.run.group import GroupPhases
 
     options = {"environment": runtime_environment, "docker_client_factory": docker_client_factory}
     run_dirs = [point_dir(folder, name) for name in item["points"]]
@@ -55,7 +55,7 @@ def _lease_owner(item: dict[str, Any]) -> str:
 
 def _host_leases(phases: Any) -> Any:
     """The leases this branch may take: this machine's, or its run's aws host slots."""
-    from tsbench.lease import HostLeases
+    from tsbench.run.lease import HostLeases
     from tsbench.runtimes.select import host_lease_keys
 
     return HostLeases.at(host_lease_keys(phases.first.spec, phases.first.run["run_id"]))
@@ -63,8 +63,8 @@ def _host_leases(phases: Any) -> Any:
 
 def _held_lease(phases: Any) -> Any:
     """The lease ``acquire_machine`` took for this branch (its record names the host key)."""
-    from tsbench.lease import lease_at
     from tsbench.results.files import read_json
+    from tsbench.run.lease import lease_at
 
     record = phases.dir / "acquire_machine.json"
     return lease_at(read_json(record).get("lease") if record.is_file() else None)
@@ -84,9 +84,9 @@ def _phase(item: dict[str, Any], names: tuple[str, ...], measuring: bool = True)
     Returns the figures of the step's own phase (``phases.step_name``)."""
     from airflow.sdk.exceptions import AirflowFailException
 
-    from tsbench.group_phases import branch_part
-    from tsbench.phases import step_name
     from tsbench.results.workspace import workspace
+    from tsbench.run.group import branch_part
+    from tsbench.run.phases import step_name
     from tsbench.targets.base import TargetError
 
     _label(item)
@@ -130,7 +130,7 @@ def _try_or_give_the_turn_back(
     seconds waited since the first try, which ``since_file`` keeps across tries."""
     from airflow.sdk.exceptions import AirflowRescheduleException
 
-    from tsbench.lease import busy, held_by_this_process, wait_limit_s
+    from tsbench.run.lease import busy, held_by_this_process, wait_limit_s
 
     if not since_file.is_file():
         since_file.parent.mkdir(parents=True, exist_ok=True)
@@ -190,8 +190,8 @@ def _wake_waiting_turns() -> None:
 def acquire_machine(item: dict[str, Any], name: str = "acquire_machine") -> dict[str, Any]:
     """Block until this branch holds the machine lease (see the module docstring); a branch that
     never gets it is recorded as failed in ``acquire_machine`` with the holder named."""
-    from tsbench.group_phases import branch_part
     from tsbench.results.workspace import workspace
+    from tsbench.run.group import branch_part
 
     _label(item)
     with workspace(item["folder"], part=branch_part(item["points"], item["target"], ())) as folder:
@@ -201,7 +201,7 @@ def acquire_machine(item: dict[str, Any], name: str = "acquire_machine") -> dict
 def _acquire(item: dict[str, Any], name: str, phases: Any) -> dict[str, Any]:
     from airflow.sdk.exceptions import AirflowRescheduleException
 
-    from tsbench.lease import describe, wait_limit_s
+    from tsbench.run.lease import describe, wait_limit_s
 
     owner, leases = _lease_owner(item), _host_leases(phases)
 

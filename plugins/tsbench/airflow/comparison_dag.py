@@ -1,17 +1,17 @@
 """The comparison DAG, built by a factory so the nightly and the on-demand DAG files stay thin.
 
-One task per step of ``tsbench.pipeline.STEPS``, in its order (the command line walks the same
+One task per step of ``tsbench.run.pipeline.STEPS``, in its order (the command line walks the same
 table): validate_params → dataset (per point: data, then reference answers) → branches →
 benchmark[server group × target]: acquire_machine → provision → load (prepare, load, settle) →
 queries (cache_reset, queries) → teardown (always) → collect → validate → report → publish →
-verdict (``tsbench.phases``: which phases share a task, and why). ``points_of`` and ``branches``
+verdict (``tsbench.run.phases``: which phases share a task, and why). ``points_of`` and ``branches``
 only fan out (no step of their own; Airflow maps over a task's whole return value, so the plan
 cannot hand its lists on itself). The branch tasks are in ``branch_tasks``.
 
 Tasks share no disk: each works in a workspace of the run folder in the run store
 (``results.workspace``; the plan and the items carry the folder's URL and point names, never a
 worker's path). Exclusivity: one branch measures on a benchmark host at a time. ``acquire_machine``
-is an ordinary task that blocks (polling every 0.2 s) until it holds a host lease (``tsbench.lease``:
+is an ordinary task that blocks (polling every 0.2 s) until it holds a host lease (``tsbench.run.lease``:
 this machine's for ``local``/``docker``, one of the run's ``max_parallel_hosts`` slots for ``aws``),
 which ``teardown`` gives back; a lease changes only by compare-and-swap, so one branch holds it.
 No rescheduling sensor and no trigger is involved, so the scheduler only ever sees the plain
@@ -44,9 +44,9 @@ from airflow.timetables.trigger import CronTriggerTimetable
 from tsbench.airflow import branch_tasks
 from tsbench.airflow.branch_tasks import verbose
 from tsbench.airflow.params import comparison_params, run_parameters
-from tsbench.pipeline import Step, steps
+from tsbench.run.pipeline import Step, steps
+from tsbench.run.sweep import SweepLimits
 from tsbench.studies import Study
-from tsbench.sweep import SweepLimits
 
 log = logging.getLogger("tsbench.airflow")
 # The Airflow UI's label of a branch's mapped task instances ("scale-100 × questdb"): each task
@@ -105,8 +105,8 @@ def _giving_memory_back(function: Callable[..., Any]) -> Callable[..., Any]:
 
 def validate_params_task(step: Step, limits: SweepLimits | None = None, study: Study | None = None) -> Any:
     def validate_params() -> dict[str, Any]:
-        from tsbench.pipeline import plan_run, run_store_url
         from tsbench.results.workspace import workspace
+        from tsbench.run.pipeline import plan_run, run_store_url
         from tsbench.spec import SpecError
 
         context = get_current_context()
@@ -125,7 +125,7 @@ def validate_params_task(step: Step, limits: SweepLimits | None = None, study: S
 
 
 def _planned(folder: Path, item: dict[str, Any]) -> tuple[Any, Path]:
-    from tsbench.comparison import point_dir, read_plan
+    from tsbench.run.comparison import point_dir, read_plan
 
     point = next(p for p in read_plan(folder)[1] if p.name == item["point"])
     return point, point_dir(folder, point.name)
@@ -134,7 +134,7 @@ def _planned(folder: Path, item: dict[str, Any]) -> tuple[Any, Path]:
 def _dataset(folder: Path, item: dict[str, Any]) -> None:
     """The point's dataset, then its reference answers — in one task, so the oracle reads the
     dataset on the worker that generated it (another worker would generate it again)."""
-    from tsbench.run_setup import prepare_dataset, prepare_oracle
+    from tsbench.run.point_setup import prepare_dataset, prepare_oracle
 
     point, run_dir = _planned(folder, item)
     body = prepare_dataset(point.spec, run_dir, point=point.facts)
@@ -150,8 +150,8 @@ POINT_CALLS: dict[str, Callable[[Path, dict[str, Any]], None]] = {"dataset": _da
 
 def point_task(step: Step) -> Any:
     def run(item: dict[str, Any]) -> dict[str, Any]:
-        from tsbench.comparison import point_part
         from tsbench.results.workspace import workspace
+        from tsbench.run.comparison import point_part
 
         verbose()
         with workspace(item["folder"], part=point_part(item["point"])) as folder:
@@ -173,8 +173,8 @@ def branch_task(step: Step) -> Any:
 def post_task(step: Step, latest_folder: str) -> Any:
     def run(plan: dict[str, Any] | None) -> Any:
         from tsbench.airflow.connections import s3_from_connection
-        from tsbench.pipeline import Publication, post_part
         from tsbench.results.workspace import workspace
+        from tsbench.run.pipeline import Publication, post_part
 
         _needs(plan, step.name)
         verbose()
@@ -207,7 +207,7 @@ def points_of(plan: dict[str, Any]) -> list[dict[str, Any]]:
 def branches(items: Sequence[dict[str, Any]], plan: dict[str, Any]) -> list[dict[str, Any]]:
     """One branch per server group × target (``items``: the points, once their oracle ran); a
     branch names its run folder in the run store and its points (folders in it)."""
-    from tsbench.comparison import branch_label
+    from tsbench.run.comparison import branch_label
 
     return [
         {

@@ -12,7 +12,7 @@ S3_CONNECTION = "tsbench_s3"
 def s3_from_connection(conn_id: str = S3_CONNECTION) -> dict[str, Any] | None:
     """S3 publication settings from connection ``conn_id`` (type aws: login = access key id,
     password = secret; extra: ``bucket``, ``prefix``, ``endpoint_url``, ``region_name``).
-    None when the connection does not exist — then the environment decides (see tsbench.pipeline)."""
+    None when the connection does not exist — then the environment decides (see tsbench.run.pipeline)."""
     from airflow.sdk import Connection
     from airflow.sdk.exceptions import AirflowNotFoundException, AirflowRuntimeError
 

@@ -49,7 +49,7 @@ def comparison_params(overrides: dict[str, Any] | None = None) -> dict[str, Para
 
 
 def run_parameters(params: dict[str, Any]) -> dict[str, Any]:
-    """Params as given → the input of ``tsbench.comparison.parse_comparison``."""
+    """Params as given → the input of ``tsbench.run.comparison.parse_comparison``."""
     values = dict(params)
     if not values.get("query_types"):
         values["query_types"] = None

@@ -1,6 +1,6 @@
 """The report's content, computed from a run's files: frozen views (dataclasses) for the template.
 
-Reads only what ``tsbench.runner`` / ``tsbench.results.collect`` write (``result.json``,
+Reads only what ``tsbench.run.target_phases`` / ``tsbench.results.collect`` write (``result.json``,
 ``targets/<name>/rendered.jsonl``) and the validation outcome (``validation.json``). Nothing here
 branches on a database's name: what differs between targets comes from their declared title,
 colour and capabilities and their recorded figures. Raw numbers stay numbers; the template formats

@@ -1,8 +1,8 @@
 """Render a run into ``report.html`` (self-contained: inline CSS and SVG) and ``report.pdf``.
 
 The input is a run folder (``result.json`` + ``targets/<name>/rendered.jsonl``, as
-``tsbench.runner`` and ``tsbench.results.collect`` leave it) or a comparison folder
-(``comparison.json`` + one such run folder per scale, see ``tsbench.comparison``): one document then
+``tsbench.run.target_phases`` and ``tsbench.results.collect`` leave it) or a comparison folder
+(``comparison.json`` + one such run folder per scale, see ``tsbench.run.comparison``): one document then
 covers every scale, with a table per scale × database up front. ``validation.json`` is read from the
 run folder, else from the comparison folder around it.
 
@@ -110,7 +110,7 @@ def read_inputs(folder: Path) -> Inputs:
     if not scales:
         raise FileNotFoundError(
             f"{folder / 'result.json'} does not exist and {folder} holds no collected point folder: "
-            "collect the run first (tsbench.results.collect / tsbench.comparison.collect_comparison)"
+            "collect the run first (tsbench.results.collect / tsbench.run.comparison.collect_comparison)"
         )
     shared = read_validation(folder)
     inputs: Inputs = []

@@ -4,7 +4,7 @@ This is the boundary where ``result.json``, ``comparison.json`` and ``validation
 content a caller already holds) become ``RunResult``, ``Comparison`` and ``Validation``; everything
 after it — the store, validation, the report, the tables — reads typed records only. A run folder
 holds a single run (``result.json``) or a comparison (``comparison.json`` and one run folder per
-scale, ``scale-<N>/``, see ``tsbench.comparison``).
+scale, ``scale-<N>/``, see ``tsbench.run.comparison``).
 """
 
 from __future__ import annotations

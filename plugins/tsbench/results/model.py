@@ -1,4 +1,4 @@
-"""The typed result model: the contract between measuring (``tsbench.runner`` writes phase records),
+"""The typed result model: the contract between measuring (``tsbench.run.target_phases`` writes phase records),
 collecting (``result.json``, ``comparison.json``), validation and the report.
 
 Every record is a frozen pydantic model whose fields are the JSON keys the runner writes.

@@ -1,8 +1,8 @@
 """The results store: a local folder with one folder per run, and an index of all runs.
 
-A run folder is either a single run (``result.json``, as ``tsbench.runner`` + ``collect`` leave
+A run folder is either a single run (``result.json``, as ``tsbench.run.target_phases`` + ``collect`` leave
 it) or a comparison (``comparison.json`` and one such run folder per scale, ``scale-<N>/``, see
-``tsbench.comparison``). Layout::
+``tsbench.run.comparison``). Layout::
 
     <root>/index.json                   summaries of every run, newest first (rebuilt by ``record``)
     <root>/<run_id>/result.json         a single run …

@@ -48,7 +48,7 @@ def runtime_for(
 
 def host_lease_keys(spec: RunSpec, run: str) -> list[str | None]:
     """The leases a branch of ``run`` may take, one per benchmark host it may measure on (see
-    ``tsbench.lease.HostLeases``): ``local`` and ``docker`` → ``[None]``, this machine, shared by
+    ``tsbench.run.lease.HostLeases``): ``local`` and ``docker`` → ``[None]``, this machine, shared by
     every run; ``aws`` → the run's own ``max_parallel_hosts`` slots (each branch provisions its own
     host, so branches measure in parallel; the cap is cost control)."""
     if spec.runtime == "aws":

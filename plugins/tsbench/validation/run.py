@@ -1,7 +1,7 @@
 """``validate_run``: every suite on a run folder, the verdict in ``validation.json``.
 
 A run folder is a single run (``result.json``) or a comparison (``comparison.json`` with one run
-folder per scale, ``scale-<N>/``, see ``tsbench.comparison``). A comparison is validated scale by
+folder per scale, ``scale-<N>/``, see ``tsbench.run.comparison``). A comparison is validated scale by
 scale — each scale folder gets its own ``validation.json`` and ``validation/<suite>.json`` — and the
 comparison folder gets the combined verdict (names prefixed with ``scale <N>: ``).
 """
@@ -24,7 +24,7 @@ from tsbench.results.documents import (
 )
 from tsbench.results.files import read_json, write_json_atomic
 from tsbench.results.model import RunResult, Validation
-from tsbench.run_setup import run_dataset
+from tsbench.run.point_setup import run_dataset
 from tsbench.timeutil import format_instant
 from tsbench.validation.checks import SuiteSpec, entry
 from tsbench.validation.dataset import dataset_suite

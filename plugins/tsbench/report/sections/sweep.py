@@ -16,7 +16,7 @@ from tsbench.report.sections.common import colours, leaders
 from tsbench.report.sections.point_view import PointView
 from tsbench.report.sections.status import TargetView
 from tsbench.report.spread import Spread
-from tsbench.sweep import AXES, POINT_FIELD
+from tsbench.run.sweep import AXES, POINT_FIELD
 from tsbench.verdicts.noise import RATE_TOLERANCE
 
 NUMERIC_AXES = ("scales", "workers", "batch_size")

@@ -1,6 +1,6 @@
 """A comparison's parameters beyond RunSpec's: the sweep axes as lists, the data span and the row
 budget (``ComparisonAxes``), and which RunSpec field each replaces (``REPLACES``). The front ends
-(``tsbench.parameters``) and ``tsbench.sweep`` read them from here."""
+(``tsbench.parameters``) and ``tsbench.run.sweep`` read them from here."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from tsbench.timeutil import format_duration, parse_instant
 
 class ComparisonAxes(BaseModel):
     """What a comparison's parameters hold instead of some of RunSpec's fields (``REPLACES``; see
-    ``tsbench.comparison.parse_comparison`` and ``tsbench.sweep``): the sweep axes as lists (the run
+    ``tsbench.run.comparison.parse_comparison`` and ``tsbench.run.sweep``): the sweep axes as lists (the run
     is their cross product; one value each is a plain comparison), the data span, and the row
     budget of cardinality mode. An axis item's limits are RunSpec's field's."""
 

@@ -26,10 +26,10 @@ from tsbench.measure.query_runner import PassResult, per_pass, pooled, run_pass
 from tsbench.measure.resources import ResourceSampler
 from tsbench.measure.rollup import measure_rollup, remove_appended
 from tsbench.measure.wire_cache import WireCache, ensure_wire_cache
-from tsbench.phases import PHASES
 from tsbench.results import model as records
 from tsbench.results.files import read_json, write_json_atomic
-from tsbench.run_setup import new_run_id, prepare_run, run_dataset
+from tsbench.run.phases import PHASES
+from tsbench.run.point_setup import new_run_id, prepare_run, run_dataset
 from tsbench.runtimes.base import Runtime, Server
 from tsbench.runtimes.select import runtime_for
 from tsbench.spec import RunSpec
@@ -379,7 +379,7 @@ def run_comparison(
 ) -> Path:
     """A whole comparison in this process: every scale (prepare, every target in turn, isolated),
     then ``comparison.json``. Returns the comparison folder."""
-    from tsbench.comparison import collect_comparison, scale_dir
+    from tsbench.run.comparison import collect_comparison, scale_dir
 
     folder = results_root / (run_id or new_run_id())
     for spec in specs:

@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from tsbench.lease_slots import FileSlot, Slot, slot_for
+from tsbench.run.lease_slots import FileSlot, Slot, slot_for
 from tsbench.runtimes.local import state_root
 
 DEFAULT_STALE_AFTER_S = float(os.environ.get("TSBENCH_LEASE_STALE_S", 15 * 60))

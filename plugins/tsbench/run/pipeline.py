@@ -1,9 +1,9 @@
 """The pipeline, declared once for the Airflow DAG and the command line: ``STEPS`` lists every step
 in order — validate_params, per point (dataset, oracle; a point per scale, or per point of a sweep),
-per branch (server group × target, ``tsbench.group_phases``: acquire_machine, then the runner's
+per branch (server group × target, ``tsbench.run.group``: acquire_machine, then the runner's
 phases, teardown last), then collect → validate → report → publish → verdict.
 The DAG factory (``tsbench.airflow.comparison_dag``) makes one task per step from it and ``python -m
-tsbench run`` (``tsbench.local_run``) walks it in the same order. The post-run steps live here.
+tsbench run`` (``tsbench.run.local``) walks it in the same order. The post-run steps live here.
 
 Where things go: runs under ``$TSBENCH_RESULTS`` (default ``reports/out/runs``), with the run
 index ``index.json`` there; the local publication is ``reports/out/index.html`` (every run, newest
@@ -29,17 +29,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from tsbench.comparison import collect_comparison, plan_comparison, write_plan
-from tsbench.phases import PHASES, phase_steps, step_name
 from tsbench.results.documents import StoredResult, read_comparison, read_validation
 from tsbench.results.files import read_json, write_bytes_atomic
 from tsbench.results.store import RunStore, spec_match
 from tsbench.results.workspace import WHOLE, Part
+from tsbench.run.comparison import collect_comparison, plan_comparison, write_plan
+from tsbench.run.phases import PHASES, phase_steps, step_name
+from tsbench.run.sweep import SweepLimits
 from tsbench.studies import Study
-from tsbench.sweep import SweepLimits
 from tsbench.workload.answer_file import is_answers_file
 
-log = logging.getLogger("tsbench.pipeline")
+log = logging.getLogger("tsbench.run.pipeline")
 REPO = Path(__file__).resolve().parents[2]
 HISTORY_RUNS = 10
 

@@ -1,6 +1,6 @@
 """The pipeline in one process (what ``python -m tsbench run`` does): the steps of
-``tsbench.pipeline.STEPS`` in their order — validate_params, every point step over every point,
-every branch (server group × target, ``tsbench.group_phases``) with its phases one after another,
+``tsbench.run.pipeline.STEPS`` in their order — validate_params, every point step over every point,
+every branch (server group × target, ``tsbench.run.group``) with its phases one after another,
 then collect → validate → report → publish → verdict. As in the DAG, a failing branch only fails
 itself (recorded with its phase and reason, teardown always runs) and the post-run steps run
 anyway; the verdict comes last.
@@ -14,16 +14,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tsbench.comparison import PlannedPoint, branch_label, point_dir, read_plan, server_groups
-from tsbench.group_phases import GroupPhases
-from tsbench.lease import HostLeases, MachineLease, describe, wait_limit_s
 from tsbench.memory import release_freed_memory
-from tsbench.pipeline import ComparisonFailed, Publication, Step, plan_run, steps
-from tsbench.run_setup import prepare_dataset, prepare_oracle
+from tsbench.run.comparison import PlannedPoint, branch_label, point_dir, read_plan, server_groups
+from tsbench.run.group import GroupPhases
+from tsbench.run.lease import HostLeases, MachineLease, describe, wait_limit_s
+from tsbench.run.pipeline import ComparisonFailed, Publication, Step, plan_run, steps
+from tsbench.run.point_setup import prepare_dataset, prepare_oracle
+from tsbench.run.sweep import SweepLimits
 from tsbench.runtimes.base import Runtime
 from tsbench.runtimes.select import host_lease_keys
 from tsbench.studies import Study
-from tsbench.sweep import SweepLimits
 
 log = logging.getLogger("tsbench.run")
 

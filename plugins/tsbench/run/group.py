@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from tsbench.results.workspace import Part
-from tsbench.runner import READS_ANSWERS, TARGETS, TargetPhases
+from tsbench.run.target_phases import READS_ANSWERS, TARGETS, TargetPhases
 from tsbench.runtimes.base import Runtime
 from tsbench.workload.answer_file import is_answers_file
 
