@@ -108,11 +108,11 @@ def task_breakdown(run: Any, folder: Path, scale: int) -> list[dict[str, Any]]:
             for again in session.query(TaskReschedule).filter_by(ti_id=ti.id).all():
                 row["resched"] += 1
                 row["resched_s"] += (again.end_date - again.start_date).total_seconds()
-    from tsbench.results.collect import PHASE_ORDER
+    from tsbench.run.phases import PHASES
     from tsbench.run.pipeline import STEPS
 
     phases_of = {step.name: step.phases or (step.name,) for step in STEPS}
-    file_of = dict(PHASE_ORDER)  # phase → the file it writes (settle: the footprint)
+    file_of = {phase.name: phase.file for phase in PHASES}  # settle writes the footprint
     for row in rows.values():
         name = row["task"].rsplit(".", 1)[-1]
         files = [file_of.get(phase, phase) for phase in phases_of.get(name, (name,))]

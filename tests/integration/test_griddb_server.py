@@ -21,8 +21,8 @@ import pytest
 from builds import wait_for_build
 from conftest import check_all_queries, check_ycsb_ts, killed_during_load, load_all
 
-from tsbench.results.collect import collect
 from tsbench.results.files import read_json
+from tsbench.run.collect import collect
 from tsbench.run.comparison import parse_comparison, scale_dir
 from tsbench.run.point_setup import prepare_run
 from tsbench.run.target_phases import TargetPhases

@@ -115,7 +115,7 @@ def test_a_killed_server_fails_only_its_target(
     assert "load into postgres" in error["error"] and "failed" in error["error"]
     assert (victim.dir / "teardown.json").exists() and not (runtime.root / victim.instance).exists()
     assert TargetPhases(run_dir, "questdb", runtime).run_all()
-    from tsbench.results.collect import collect
+    from tsbench.run.collect import collect
 
     result = collect(run_dir)
     assert result.targets["postgres"].status == "failed"
@@ -133,7 +133,7 @@ def test_loading_twice_never_duplicates(runtime: LocalRuntime, tmp_path: Path, d
         phases.prepare()
         first = phases.load()
         again = phases.load()  # as a retried Airflow task would
-        assert [t["row_counts"] for t in first["trials"] + again["trials"]] == [{"cpu": 43_200}] * 4
+        assert [t.row_counts for t in first.trials + again.trials] == [{"cpu": 43_200}] * 4
     finally:
         phases.teardown()
 

@@ -129,14 +129,14 @@ def test_reference_answers_are_cached_beside_the_dataset(tmp_path, dataset_cache
     first, second = tmp_path / "a", tmp_path / "b"
     for folder in (first, second):
         prepare_dataset(spec, folder, dataset_cache)
-    assert prepare_oracle(first)["oracle_reused"] is False
-    assert prepare_oracle(second)["oracle_reused"] is True
+    assert prepare_oracle(first).oracle_reused is False
+    assert prepare_oracle(second).oracle_reused is True
     assert (first / "answers.jsonl").read_bytes() == (second / "answers.jsonl").read_bytes()
     other = parse_comparison(
         {"scales": [5], "end": "2016-01-01T12:00:00Z", "targets": ["questdb"], "queries_per_type": 3}
     )[0]
     prepare_dataset(other, tmp_path / "c", dataset_cache)
-    assert prepare_oracle(tmp_path / "c")["oracle_reused"] is False  # another query set, other key
+    assert prepare_oracle(tmp_path / "c").oracle_reused is False  # another query set, other key
 
 
 def test_large_answers_are_compared_row_by_row_from_the_file(

@@ -20,11 +20,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from tsbench.measure.stats import latency_stats
-from tsbench.results.collect import collect
 from tsbench.results.documents import read_result
 from tsbench.results.files import read_json, write_json_atomic
 from tsbench.results.model import Comparison
 from tsbench.results.store import RunStore, spec_match
+from tsbench.run.collect import collect
 from tsbench.spec import DatasetSpec
 from tsbench.validation import validate_run
 from tsbench.validation.checks import Check, Frame, SuiteSpec

@@ -1,19 +1,15 @@
-"""What a branch's tasks (one server group of points × one target, ``tsbench.run.group``) run:
-its phases, the machine lease around them.
+"""The Airflow side of a branch's tasks: each task opens its part of the run folder and calls one
+step of the branch's execution (``tsbench.run.branch``, the one the command line runs too).
 
-Every task works in a workspace of the part of the run folder it opens (``results.workspace``,
-``group_phases.branch_part``: its points' folders, not the other targets' in them). Exclusivity: one branch
-measures on a benchmark host at a time. ``acquire_machine`` is an ordinary task that blocks (polling
-every 0.2 s) until it holds one of the branch's host leases (``runtimes.select.host_lease_keys``);
-its record names the lease, which the phases beat and ``teardown`` gives back. Every phase task
-beats the lease while it runs; a holder that died without teardown stops beating and its lease is
-taken over after 15 min, and a phase whose lease was taken over fails (``LeaseLost``) rather than
-measure beside another branch. Under ``dag.test()`` / ``airflow dags test`` (one task at a time,
-in-process, no executor) a blocking wait would stop the holder too, so there the waiter hands its
-turn back (a reschedule, which that loop handles without any scheduler race): 2 s later when
-another process holds the lease; when this very process holds it (another branch of the same run),
-only when that branch's teardown gives the lease back and wakes it (``_wake_waiting_turns``), with
-a try after 5 min (or at the wait limit) as a safety net — not after each of the holder's tasks.
+What only Airflow adds: the branch label in the task's context (the UI names mapped task instances
+by it), a non-retryable failure as ``AirflowFailException`` (``TargetError.retryable``), and how
+``acquire_machine`` waits. It blocks (polling every 0.2 s) until it holds one of the branch's
+host leases — an ordinary running task, no sensor, no trigger. One case cannot block: when the
+holder is this very process. That happens only where one process runs every task of a run one after
+another (``dag.test()`` / ``airflow dags test``): blocking there would stop the holder's own tasks.
+So there the waiter hands its turn back (``AirflowRescheduleException``, public API) and is tried
+again 2 s later; the test loop runs the holder's tasks meanwhile. Under an executor every task is a
+process of its own, the holder is never the waiter's process, and nothing is rescheduled.
 """
 
 from __future__ import annotations
@@ -21,7 +17,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -29,208 +24,102 @@ import pendulum
 from airflow.sdk import get_current_context
 
 log = logging.getLogger("tsbench.airflow")
-RETRY_OUTSIDE_HOLDER_S = 2  # in-process wait: next try when another process holds the lease
-RETRY_OWN_HOLDER_S = 300  # … when this process holds it (teardown wakes the waiter sooner)
+RETRY_OWN_HOLDER_S = 2  # in-process test loop: the next try while this process holds the lease
 
 
 def verbose() -> None:
     logging.getLogger("tsbench").setLevel(logging.INFO)
 
 
-def _phases(folder: Path, item: dict[str, Any]):
-    """The branch's phases over its points, in ``folder`` (this task's workspace of the run)."""
+def _options() -> dict[str, Any]:
+    """The runtimes' options from Airflow: credentials from connections, the Docker client."""
     from tsbench.airflow.connections import runtime_environment
     from tsbench.airflow.docker_client import docker_client_factory
-    from tsbench.run.comparison import point_dir
-    from tsbench.run.group import GroupPhases
 
-    options = {"environment": runtime_environment, "docker_client_factory": docker_client_factory}
-    run_dirs = [point_dir(folder, name) for name in item["points"]]
-    return GroupPhases(run_dirs, item["target"], runtime_options=options)
-
-
-def _lease_owner(item: dict[str, Any]) -> str:
-    return f"{item['label']} @ {item['folder']}"
+    return {
+        "runtime_options": {
+            "environment": runtime_environment,
+            "docker_client_factory": docker_client_factory,
+        }
+    }
 
 
-def _host_leases(phases: Any) -> Any:
-    """The leases this branch may take: this machine's, or its run's aws host slots."""
-    from tsbench.run.lease import HostLeases
-    from tsbench.runtimes.select import host_lease_keys
+def _item(item: dict[str, Any]) -> Any:
+    """The task's branch, typed; logging at INFO and its label in the context (``BRANCH_LABEL``)."""
+    from tsbench.run.branch import BranchItem
 
-    return HostLeases.at(host_lease_keys(phases.first.spec, phases.first.run["run_id"]))
-
-
-def _held_lease(phases: Any) -> Any:
-    """The lease ``acquire_machine`` took for this branch (its record names the host key)."""
-    from tsbench.results.files import read_json
-    from tsbench.run.lease import lease_at
-
-    record = phases.dir / "acquire_machine.json"
-    return lease_at(read_json(record).get("lease") if record.is_file() else None)
-
-
-def _label(item: dict[str, Any]) -> None:
-    """Logging at INFO, and the branch label for ``BRANCH_LABEL`` (rendered from this context)."""
+    branch = BranchItem.model_validate(item)
     verbose()
-    get_current_context()["tsbench_branch"] = item["label"]  # type: ignore[typeddict-unknown-key]
+    get_current_context()["tsbench_branch"] = branch.label  # type: ignore[typeddict-unknown-key]
+    return branch
 
 
-def _phase(item: dict[str, Any], names: tuple[str, ...], measuring: bool = True) -> dict[str, Any]:
-    """Run one step of one branch — its phases ``names`` in order (``measuring``: while beating the
-    machine lease, which it must hold) — in a workspace of the run folder; a failure is recorded in
-    the run folders (``GroupPhases``), then fails the task (its log ends with the reason) — without
-    its retries when the error says another try would only repeat it (``TargetError.retryable``).
-    Returns the figures of the step's own phase (``phases.step_name``)."""
+def _scalars(record: Any) -> dict[str, Any]:
+    """The figures of a step's record an XCom shows (numbers, strings, flags)."""
+    return {k: v for k, v in record.to_json().items() if isinstance(v, int | float | str | bool)}
+
+
+def phase(item: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    """A measured step of one branch (its phases in order), while beating the machine lease; a
+    failure fails the task — without its retries when another try would only repeat it."""
     from airflow.sdk.exceptions import AirflowFailException
 
-    from tsbench.results.workspace import workspace
-    from tsbench.run.group import branch_part
-    from tsbench.run.phases import step_name
+    from tsbench.run.branch import opened_branch
     from tsbench.targets.base import TargetError
 
-    _label(item)
-    with workspace(item["folder"], part=branch_part(item["points"], item["target"], names)) as folder:
-        phases = _phases(folder, item)
-        lease = _held_lease(phases)
+    with opened_branch(_item(item), names, **_options()) as branch:
         try:
-            with lease.keep_alive(_lease_owner(item)) if measuring else nullcontext():
-                bodies = {name: phases.run_phase(name) for name in names}
+            return _scalars(branch.run_step(names))
         except TargetError as error:
             if error.retryable:
                 raise
             raise AirflowFailException(f"{error} (not retried)") from error
-        finally:
-            if not measuring:  # teardown: the lease is given back whatever happened
-                lease.release(_lease_owner(item))
-                if in_process_test_run():
-                    try:
-                        _wake_waiting_turns()
-                    except Exception as wake_error:  # the waiter still tries at its safety date
-                        log.warning("could not wake the waiting branch: %s", wake_error)
-    return {k: v for k, v in bodies[step_name(names)].items() if isinstance(v, int | float | str | bool)}
-
-
-def in_process_test_run() -> bool:
-    """True under ``dag.test()`` / ``airflow dags test``: tasks run one at a time inside the test's
-    own process (Airflow's in-process supervisor), so a blocking wait would stop the lease
-    holder's tasks too."""
-    from airflow.sdk.execution_time import task_runner
-    from airflow.sdk.execution_time.supervisor import InProcessSupervisorComms
-
-    return isinstance(getattr(task_runner, "SUPERVISOR_COMMS", None), InProcessSupervisorComms)
-
-
-def _try_or_give_the_turn_back(
-    leases: Any, owner: str, since_file: Path, waiting: Callable[[dict[str, Any] | None, float], None]
-) -> tuple[Any, float]:
-    """The in-process form of the wait: take the lease now, or hand the turn back to the test
-    loop (a reschedule in 2 s, which ``dag.test`` runs without executor or scheduler, so without
-    the race a rescheduling task has under a real scheduler). Returns the lease taken and the
-    seconds waited since the first try, which ``since_file`` keeps across tries."""
-    from airflow.sdk.exceptions import AirflowRescheduleException
-
-    from tsbench.run.lease import busy, held_by_this_process, wait_limit_s
-
-    if not since_file.is_file():
-        since_file.parent.mkdir(parents=True, exist_ok=True)
-        since_file.write_text(repr(time.time()))
-    waited = time.time() - float(since_file.read_text())
-    held = leases.try_acquire(owner)
-    if held is not None:
-        return held, waited
-    holder, limit = leases.holders(), wait_limit_s()
-    if waited >= limit:
-        raise busy(waited, limit, holder)
-    waiting(holder, waited)
-    own = held_by_this_process(holder)
-    if not own:
-        time.sleep(0.5)  # the test loop reruns the task at once: no spinning on an outside holder
-    delay = (
-        max(RETRY_OUTSIDE_HOLDER_S, min(RETRY_OWN_HOLDER_S, limit - waited))
-        if own
-        else RETRY_OUTSIDE_HOLDER_S
-    )
-    raise AirflowRescheduleException(reschedule_date=pendulum.now("UTC").add(seconds=delay))
-
-
-def _wake_waiting_turns() -> None:
-    """Under ``dag.test()``: the first (lowest map index) of this run's ``acquire_machine`` that
-    handed their turn back is due at once (its reschedule date moved to now), so the test loop
-    tries it on its next pass; the others stay asleep until it gives the lease back in turn. The
-    test loop reads reschedule dates from the metadata DB, which tasks share with it in this one
-    process."""
-    from airflow.models.taskinstance import TaskInstance
-    from airflow.models.taskreschedule import TaskReschedule
-    from airflow.utils.session import create_session
-    from airflow.utils.state import TaskInstanceState
-    from sqlalchemy import select, update
-
-    ti = get_current_context()["ti"]
-    waiting = (
-        select(TaskInstance.id)
-        .where(
-            TaskInstance.dag_id == ti.dag_id,
-            TaskInstance.run_id == ti.run_id,
-            TaskInstance.task_id == ti.task_id.rsplit(".", 1)[0] + ".acquire_machine",
-            TaskInstance.state == TaskInstanceState.UP_FOR_RESCHEDULE,
-        )
-        .order_by(TaskInstance.map_index)
-        .limit(1)
-    )
-    now = pendulum.now("UTC")
-    with create_session() as session:
-        session.execute(
-            update(TaskReschedule)
-            .where(TaskReschedule.ti_id == waiting.scalar_subquery(), TaskReschedule.reschedule_date > now)
-            .values(reschedule_date=now)
-        )
-
-
-def acquire_machine(item: dict[str, Any], name: str = "acquire_machine") -> dict[str, Any]:
-    """Block until this branch holds the machine lease (see the module docstring); a branch that
-    never gets it is recorded as failed in ``acquire_machine`` with the holder named."""
-    from tsbench.results.workspace import workspace
-    from tsbench.run.group import branch_part
-
-    _label(item)
-    with workspace(item["folder"], part=branch_part(item["points"], item["target"], ())) as folder:
-        return _acquire(item, name, _phases(folder, item))
-
-
-def _acquire(item: dict[str, Any], name: str, phases: Any) -> dict[str, Any]:
-    from airflow.sdk.exceptions import AirflowRescheduleException
-
-    from tsbench.run.lease import describe, wait_limit_s
-
-    owner, leases = _lease_owner(item), _host_leases(phases)
-
-    def waiting(holder: dict[str, Any] | None, waited_s: float) -> None:
-        log.info("machine busy (%.0f s so far): %s", waited_s, describe(holder))
-
-    try:
-        if in_process_test_run():
-            since_file = phases.dir / f"{name}.since"
-            lease, waited = _try_or_give_the_turn_back(leases, owner, since_file, waiting)
-        else:
-            lease, waited = leases.acquire(owner, wait_limit_s(), on_wait=waiting)
-        phases.write(name, {"waited_s": waited, "lease": lease.key})
-    except AirflowRescheduleException:
-        raise
-    except Exception as error:
-        for each in leases.leases:  # no teardown follows a failed setup
-            each.release(owner)
-        phases.fail(name, error)
-        raise
-    log.info("lease %s taken by %s after %.1f s", lease.where, item["label"], waited)
-    return {"waited_s": waited}
 
 
 def teardown(item: dict[str, Any], name: str) -> dict[str, Any]:
     """The teardown phase (also when the lease was lost), then the machine lease given back."""
-    return _phase(item, (name,), measuring=False)
+    from tsbench.run.branch import opened_branch
+
+    with opened_branch(_item(item), (name,), **_options()) as branch:
+        return _scalars(branch.teardown())
 
 
-def phase(item: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
-    """A measured step of one branch (its phases in order), while beating the machine lease."""
-    return _phase(item, names)
+def acquire_machine(item: dict[str, Any], name: str = "acquire_machine") -> dict[str, Any]:
+    """Block until this branch holds the machine lease (see the module docstring); a branch that
+    never gets it is recorded as failed with the holder named."""
+    from airflow.sdk.exceptions import AirflowRescheduleException
+
+    from tsbench.run.branch import opened_branch
+
+    with opened_branch(_item(item), **_options()) as branch:
+        since = branch.phases.first.folder.wait_started
+        waited = branch.acquire(wait=_waiting_in_turn(since), passes=(AirflowRescheduleException,))
+    return {"waited_s": waited}
+
+
+def _waiting_in_turn(since_file: Path) -> Callable[..., Any]:
+    """The wait: block, unless the holder is this very process (then hand the turn back). The
+    seconds waited count from the first try (``since_file`` keeps them across handed-back turns)."""
+    from airflow.sdk.exceptions import AirflowRescheduleException
+
+    from tsbench.run.lease import busy, held_by_this_process, wait_limit_s
+
+    def wait(leases: Any, owner: str, waiting: Callable[[dict[str, Any] | None, float], None]) -> Any:
+        if not since_file.is_file():
+            since_file.parent.mkdir(parents=True, exist_ok=True)
+            since_file.write_text(repr(time.time()))
+        earlier = time.time() - float(since_file.read_text())
+        held = leases.try_acquire(owner)
+        if held is not None:
+            return held, earlier
+        holder, limit = leases.holders(), wait_limit_s()
+        if earlier >= limit:
+            raise busy(earlier, limit, holder)
+        if not held_by_this_process(holder):
+            lease, waited = leases.acquire(owner, limit - earlier, on_wait=waiting)
+            return lease, earlier + waited
+        waiting(holder, earlier)
+        due = pendulum.now("UTC").add(seconds=RETRY_OWN_HOLDER_S)
+        raise AirflowRescheduleException(reschedule_date=due)
+
+    return wait

@@ -87,25 +87,25 @@ def _task(step: Step, function: Callable[..., Any], **options: Any) -> Any:
 
 
 def _giving_memory_back(function: Callable[..., Any]) -> Callable[..., Any]:
-    """``function``, after which the memory it freed goes back to the system when tasks share one
-    process (``dag.test()``: a run's tasks, one after another; an executor's task process exits)."""
+    """``function``, after which the memory it freed goes back to the system: where tasks share one
+    process (``dag.test()``: a run's tasks, one after another) the next task starts lean; in an
+    executor's task process, which exits anyway, it costs a few milliseconds."""
 
     @functools.wraps(function)
     def run(*args: Any, **kwargs: Any) -> Any:
         try:
             return function(*args, **kwargs)
         finally:
-            if branch_tasks.in_process_test_run():
-                from tsbench.memory import release_freed_memory
+            from tsbench.memory import release_freed_memory
 
-                release_freed_memory()
+            release_freed_memory()
 
     return run
 
 
 def validate_params_task(step: Step, limits: SweepLimits | None = None, study: Study | None = None) -> Any:
     def validate_params() -> dict[str, Any]:
-        from tsbench.results.workspace import workspace
+        from tsbench.results.folder import RunFolder
         from tsbench.run.pipeline import plan_run, run_store_url
         from tsbench.spec import SpecError
 
@@ -115,8 +115,9 @@ def validate_params_task(step: Step, limits: SweepLimits | None = None, study: S
         url = f"{run_store_url()}/{_folder_name(context['run_id'], when)}"
         try:
             params = run_parameters(context["params"])
-            with workspace(url) as folder:
-                return {**plan_run(params, folder, limits, study), "folder": url}
+            with RunFolder.opened(url) as run:
+                planned = plan_run(params, run.path, limits, study)
+                return planned.model_copy(update={"folder": url}).model_dump(mode="json")
         except SpecError as error:
             log.error("%s", error)  # every bad field, one per line, as the log's last words
             raise
@@ -137,12 +138,12 @@ def _dataset(folder: Path, item: dict[str, Any]) -> None:
     from tsbench.run.point_setup import prepare_dataset, prepare_oracle
 
     point, run_dir = _planned(folder, item)
-    body = prepare_dataset(point.spec, run_dir, point=point.facts)
-    how = "reused from the cache" if body["dataset"]["reused"] else "generated"
-    log.info("dataset %s: %s rows (%s)", body["dataset"]["id"], f"{body['dataset']['rows_total']:,}", how)
-    body = prepare_oracle(run_dir)
-    how = "reused from the dataset's answer cache" if body["oracle_reused"] else "answered"
-    log.info("oracle: %d queries %s in %.2f s", body["queries"], how, body["oracle_s"])
+    run = prepare_dataset(point.spec, run_dir, point=point.facts)
+    how = "reused from the cache" if run.dataset.reused else "generated"
+    log.info("dataset %s: %s rows (%s)", run.dataset.id, f"{run.dataset.rows_total or 0:,}", how)
+    run = prepare_oracle(run_dir)
+    how = "reused from the dataset's answer cache" if run.oracle_reused else "answered"
+    log.info("oracle: %d queries %s in %.2f s", run.queries or 0, how, run.oracle_s or 0.0)
 
 
 POINT_CALLS: dict[str, Callable[[Path, dict[str, Any]], None]] = {"dataset": _dataset}
@@ -150,12 +151,12 @@ POINT_CALLS: dict[str, Callable[[Path, dict[str, Any]], None]] = {"dataset": _da
 
 def point_task(step: Step) -> Any:
     def run(item: dict[str, Any]) -> dict[str, Any]:
-        from tsbench.results.workspace import workspace
+        from tsbench.results.folder import RunFolder
         from tsbench.run.comparison import point_part
 
         verbose()
-        with workspace(item["folder"], part=point_part(item["point"])) as folder:
-            POINT_CALLS[step.name](folder, item)
+        with RunFolder.opened(item["folder"], part=point_part(item["point"])) as folder:
+            POINT_CALLS[step.name](folder.path, item)
         return item
 
     return _task(step, run, map_index_template=POINT_LABEL)
@@ -173,15 +174,16 @@ def branch_task(step: Step) -> Any:
 def post_task(step: Step, latest_folder: str) -> Any:
     def run(plan: dict[str, Any] | None) -> Any:
         from tsbench.airflow.connections import s3_from_connection
-        from tsbench.results.workspace import workspace
-        from tsbench.run.pipeline import Publication, post_part
+        from tsbench.results.folder import RunFolder
+        from tsbench.run.pipeline import PlannedRun, Publication, post_part
 
         _needs(plan, step.name)
         verbose()
         assert plan is not None and step.call is not None
-        with workspace(plan["folder"], part=post_part(step)) as folder:
-            outcome = step.call(folder, Publication(latest_folder, s3_from_connection()))
-            return _in_store(outcome, str(folder), plan["folder"])
+        url = PlannedRun.model_validate(plan).folder
+        with RunFolder.opened(url, part=post_part(step)) as run:
+            outcome = step.call(run.path, Publication(latest_folder, s3_from_connection()))
+            return _in_store(outcome, str(run.path), url)
 
     return _task(step, run, trigger_rule="all_done")
 
@@ -200,24 +202,30 @@ def _in_store(value: Any, scratch: str, url: str) -> Any:
 
 @task
 def points_of(plan: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{"folder": plan["folder"], "point": point} for point in plan["points"]]
+    from tsbench.run.pipeline import PlannedRun
+
+    planned = PlannedRun.model_validate(plan)
+    return [{"folder": planned.folder, "point": point} for point in planned.points]
 
 
 @task
 def branches(items: Sequence[dict[str, Any]], plan: dict[str, Any]) -> list[dict[str, Any]]:
     """One branch per server group × target (``items``: the points, once their oracle ran); a
     branch names its run folder in the run store and its points (folders in it)."""
+    from tsbench.run.branch import BranchItem
     from tsbench.run.comparison import branch_label
+    from tsbench.run.pipeline import PlannedRun
 
+    planned = PlannedRun.model_validate(plan)
     return [
-        {
-            "folder": plan["folder"],
-            "points": group,
-            "target": target,
-            "label": branch_label([Path(name) for name in group], target),
-        }
-        for group in plan["groups"]
-        for target in plan["targets"]
+        BranchItem(
+            folder=planned.folder,
+            points=tuple(group),
+            target=target,
+            label=branch_label([Path(name) for name in group], target),
+        ).model_dump(mode="json")
+        for group in planned.groups
+        for target in planned.targets
     ]
 
 

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from tsbench.report.sections.common import Caveat
 from tsbench.report.sections.target_view import TargetView
 from tsbench.results.model import LoadTrial, Number, RunResult
+from tsbench.spec import RunSpec
 
 # Above this share of the machine's CPU, a client that shared the server's cores is called out.
 CLIENT_SHARE_LIMIT = 0.25
@@ -85,7 +86,7 @@ def client_caveats(
 ) -> list[Caveat]:
     """A warning naming every load and query type where a client that shared the server's cores
     used more than ``CLIENT_SHARE_LIMIT`` of the machine; none when the server ran elsewhere."""
-    if spec.get("runtime", "local") not in SHARED_CORE_RUNTIMES:
+    if RunSpec.recorded(dict(spec)).runtime not in SHARED_CORE_RUNTIMES:
         return []
     heavy = [
         f"{row.target.label} load ({row.client.share:.0%})" for row in load_rows if _over(row.client.share)

@@ -1,12 +1,12 @@
 """The report's content, computed from a run's files: frozen views (dataclasses) for the template.
 
-Reads only what ``tsbench.run.target_phases`` / ``tsbench.results.collect`` write (``result.json``,
+Reads only what ``tsbench.run.target_phases`` / ``tsbench.run.collect`` write (``result.json``,
 ``targets/<name>/rendered.jsonl``) and the validation outcome (``validation.json``). Nothing here
 branches on a database's name: what differs between targets comes from their declared title,
 colour and capabilities and their recorded figures. Raw numbers stay numbers; the template formats
 them with the filters of ``tsbench.report.fmt``. Each section is a module of
 ``tsbench.report.sections`` with its views; this module reads the inputs and assembles the document.
-Dicts remain only where the content is free-form as recorded (the run's spec and dataset, ``wire``
+Dicts remain only where the content is free-form as recorded (the run's spec, ``wire``
 facts, error and mismatch samples).
 """
 
@@ -54,7 +54,8 @@ from tsbench.report.sections.status import (
 from tsbench.report.sections.summary import SummarySection, summary_section
 from tsbench.report.sections.trends import TrendsSection, flatten_history, trends_section
 from tsbench.results.documents import HistoryItem, read_result, read_validation
-from tsbench.results.model import Number, RunResult, Validation
+from tsbench.results.folder import PointFolder
+from tsbench.results.model import DatasetFacts, Number, RunResult, Validation
 from tsbench.studies import Study
 
 __all__ = [
@@ -74,7 +75,7 @@ def read_examples(run_dir: Path, names: Iterable[str]) -> dict[str, dict[str, st
     examples: dict[str, dict[str, str]] = {}
     for name in names:
         found: dict[str, str] = {}
-        path = run_dir / "targets" / name / "rendered.jsonl"
+        path = PointFolder(run_dir).target(name).rendered
         if path.is_file():
             with path.open() as handle:
                 for line in handle:
@@ -95,7 +96,7 @@ class RunFacts:
     created_at: str
     finished_at: str
     spec: dict[str, Any]
-    dataset: dict[str, Any]
+    dataset: DatasetFacts
     oracle_s: Number | None
     query_count: int | None
     format: str

@@ -1,7 +1,7 @@
 """Render a run into ``report.html`` (self-contained: inline CSS and SVG) and ``report.pdf``.
 
 The input is a run folder (``result.json`` + ``targets/<name>/rendered.jsonl``, as
-``tsbench.run.target_phases`` and ``tsbench.results.collect`` leave it) or a comparison folder
+``tsbench.run.target_phases`` and ``tsbench.run.collect`` leave it) or a comparison folder
 (``comparison.json`` + one such run folder per scale, see ``tsbench.run.comparison``): one document then
 covers every scale, with a table per scale × database up front. ``validation.json`` is read from the
 run folder, else from the comparison folder around it.
@@ -29,6 +29,7 @@ from tsbench.report import client_share, fmt
 from tsbench.report.model import ScaleInputs, build_report_context, read_examples
 from tsbench.results.documents import HistoryItem, read_result, read_validation, scale_dirs
 from tsbench.results.files import read_json, write_bytes_atomic
+from tsbench.results.folder import REPORT_HTML, REPORT_PDF, PointFolder, RunFolder
 from tsbench.results.model import RunResult, Validation
 from tsbench.studies import Study
 
@@ -89,20 +90,20 @@ def render_html(
 
 
 def _comparison_validation(folder: Path) -> Validation | None:
-    return read_validation(folder) if (folder / "comparison.json").is_file() else None
+    return read_validation(folder) if RunFolder(folder).has_comparison() else None
 
 
 def study_of(folder: Path) -> Study | None:
     """The study a comparison folder is an instance of, as ``plan.json`` recorded it when the run
     was planned; None for an ad-hoc run or a single run folder."""
-    plan = folder / "plan.json"
+    plan = RunFolder(folder).plan
     body = read_json(plan).get("study") if plan.is_file() else None
     return Study.model_validate(body) if body else None
 
 
 def read_inputs(folder: Path) -> Inputs:
     """(result, validation, examples) of a run folder, or of every scale of a comparison folder."""
-    if (folder / "result.json").is_file():
+    if PointFolder(folder).has_result():
         result = read_result(folder)
         validation = read_validation(folder) or _comparison_validation(folder.parent)
         return [(result, validation, read_examples(folder, result.targets))]
@@ -110,7 +111,7 @@ def read_inputs(folder: Path) -> Inputs:
     if not scales:
         raise FileNotFoundError(
             f"{folder / 'result.json'} does not exist and {folder} holds no collected point folder: "
-            "collect the run first (tsbench.results.collect / tsbench.run.comparison.collect_comparison)"
+            "collect the run first (tsbench.run.collect / tsbench.run.comparison.collect_comparison)"
         )
     shared = read_validation(folder)
     inputs: Inputs = []
@@ -164,17 +165,17 @@ def render_report(
     """Render ``run_dir`` — a run folder or a comparison folder (see the module docstring) — with
     ``history`` = earlier results or comparisons (records, their JSON, or stored results) for the
     trend charts, to
-    ``report.html`` and ``report.pdf`` in ``out_dir`` (default ``run_dir / "report"``)."""
+    ``report.html`` and ``report.pdf`` in ``out_dir`` (default: the run folder's report folder)."""
     run_dir = Path(run_dir)
-    out = Path(out_dir) if out_dir is not None else run_dir / "report"
+    out = Path(out_dir) if out_dir is not None else RunFolder(run_dir).report
     started = time.perf_counter()
     inputs = read_inputs(run_dir)
     html = render_document(inputs, list(history), study_of(run_dir))
     html_done = time.perf_counter()
     pdf = html_to_pdf(html, base_url=str(run_dir))
     files = ReportFiles(
-        html=write_atomic(out / "report.html", html.encode()),
-        pdf=write_atomic(out / "report.pdf", pdf),
+        html=write_atomic(out / REPORT_HTML, html.encode()),
+        pdf=write_atomic(out / REPORT_PDF, pdf),
     )
     log.info(
         "report for %s: html %.2f s, pdf %.2f s → %s",

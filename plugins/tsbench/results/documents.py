@@ -16,10 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from tsbench.results.files import read_json
+from tsbench.results.folder import DOCUMENTS, PointFolder, RunFolder
 from tsbench.results.model import Comparison, RunResult, Validation, ValidationSummary
-
-DOCUMENTS = ("comparison.json", "result.json")  # what makes a folder a (collected) run
-SCALE_PREFIX = "scale-"
 
 Document = RunResult | Comparison
 
@@ -55,22 +53,16 @@ def parse_document(body: Mapping[str, Any]) -> Document:
 
 def read_result(folder: Path) -> RunResult:
     """``folder/result.json``; FileNotFoundError naming it when the run was not collected."""
-    path = folder / "result.json"
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"{path} does not exist: run tsbench.results.collect.collect() on the run first"
-        )
-    return RunResult.from_json(read_json(path))
+    return PointFolder(folder).read_result()
 
 
 def read_comparison(folder: Path) -> Comparison:
-    return Comparison.from_json(read_json(folder / "comparison.json"))
+    return RunFolder(folder).read_comparison()
 
 
 def read_validation(folder: Path) -> Validation | None:
     """``folder/validation.json``, None when the folder was not validated."""
-    path = folder / "validation.json"
-    return Validation.from_json(read_json(path)) if path.is_file() else None
+    return RunFolder(folder).read_validation()
 
 
 def run_document(run_dir: Path) -> tuple[str, Document]:
@@ -91,11 +83,12 @@ def point_order(folder_name: str) -> list[int | str]:
 def scale_dirs(run_dir: Path) -> list[Path]:
     """The folders holding one point's ``result.json`` (a scale, or a sweep's point): the point
     folders of a comparison in ``point_order``, or the run folder itself."""
-    if (run_dir / "comparison.json").is_file() or not (run_dir / "result.json").is_file():
-        found = [p for p in run_dir.glob(f"{SCALE_PREFIX}*") if (p / "result.json").is_file()]
+    single = PointFolder(run_dir).has_result()
+    if RunFolder(run_dir).has_comparison() or not single:
+        found = [p.path for p in RunFolder(run_dir).points() if p.has_result()]
         if found:
             return sorted(found, key=lambda p: point_order(p.name))
-    return [run_dir] if (run_dir / "result.json").is_file() else []
+    return [run_dir] if single else []
 
 
 def results_of(document: Document) -> list[RunResult]:

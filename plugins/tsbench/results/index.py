@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from tsbench.results.documents import DOCUMENTS
+from tsbench.results.folder import COMPARISON, DOCUMENTS, RESULT, VALIDATION
 from tsbench.results.store import summarize_dir
 
 TEMPLATES = Path(__file__).parents[1] / "report" / "templates"
@@ -77,8 +77,8 @@ def run_links(base: str, summary: Mapping[str, Any]) -> RunLinks:
     return RunLinks(
         report_html=at(report.get("html")),
         report_pdf=at(report.get("pdf")),
-        result=at("comparison.json" if summary.get("kind") == "comparison" else "result.json"),
-        validation=at("validation.json" if summary.get("validation") is not None else None),
+        result=at(COMPARISON if summary.get("kind") == "comparison" else RESULT),
+        validation=at(VALIDATION if summary.get("validation") is not None else None),
     )
 
 
@@ -131,7 +131,7 @@ def _documents(links: Mapping[str, Any], html_text: str, validation: bool) -> li
         (links.get("report_html"), html_text),
         (links.get("report_pdf"), "PDF"),
         (result, (result or "").rsplit("/", 1)[-1]),
-        (links.get("validation") if validation else None, "validation.json"),
+        (links.get("validation") if validation else None, VALIDATION),
     ]
     return [(quote(href, safe="/"), text) for href, text in parts if href]
 

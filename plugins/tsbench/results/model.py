@@ -1,266 +1,71 @@
-"""The typed result model: the contract between measuring (``tsbench.run.target_phases`` writes phase records),
-collecting (``result.json``, ``comparison.json``), validation and the report.
-
-Every record is a frozen pydantic model whose fields are the JSON keys the runner writes.
-``from_json`` accepts every results folder written so far (keys a record does not declare are kept
-verbatim, keys an older run did not write keep their defaults) and ``to_json`` gives back exactly
-the JSON that was read: only the keys that were present (or set by the writer), unknown ones
-included. Units are in the key names (``_s`` seconds, ``_ms`` milliseconds, ``_bytes`` bytes,
-``_per_s`` per second).
+"""The typed result model: the contract between measuring (``tsbench.run`` writes phase records,
+``tsbench.results.phase_records``), collecting (``result.json``, ``comparison.json``), validation
+and the report. Every record is a ``tsbench.results.record.Record``: its fields are the JSON keys
+written, older folders stay readable, ``to_json`` writes back what was read.
 """
 
 from __future__ import annotations
 
-from typing import Any, Self
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from tsbench.results.phase_records import (
+    AnswerChecks,
+    CacheReset,
+    Capabilities,
+    CompressionFigures,
+    FootprintFigures,
+    FootprintPhase,
+    LeaseTaken,
+    LoadPhase,
+    LoadTrial,
+    PhaseError,
+    Prepare,
+    Provision,
+    QueriesPhase,
+    QueryErrors,
+    QueryStats,
+    Resources,
+    RollupFigures,
+    RollupRefreshFigures,
+    Teardown,
+)
+from tsbench.results.record import Number, Record
 
-Number = int | float  # as written: an int stays an int, a float a float
-
-
-class Record(BaseModel):
-    """A JSON object with declared keys; undeclared keys are kept (``extra``) and written back."""
-
-    model_config = ConfigDict(frozen=True, extra="allow")
-
-    @classmethod
-    def from_json(cls, body: Any) -> Self:
-        return cls.model_validate(body)
-
-    def to_json(self) -> dict[str, Any]:
-        """The keys that were read or set, nested records as JSON objects."""
-        return self.model_dump(exclude_unset=True)
-
-    def has(self, key: str) -> bool:
-        """Whether the JSON had ``key`` (a declared key keeps its default when absent)."""
-        return key in self.model_fields_set
-
-    def written(self, key: str) -> Any:
-        """``key``'s value as the JSON had it: None when absent (not the declared default)."""
-        return getattr(self, key) if self.has(key) else None
-
-
-class Resources(Record):
-    """Server CPU and memory over a phase (0.5 s sampler): percent of one core, bytes of RSS."""
-
-    samples: int | None = None
-    cpu_percent_mean: Number | None = None
-    cpu_percent_max: Number | None = None
-    rss_bytes_mean: Number | None = None
-    rss_bytes_max: Number | None = None
-
-
-class Capabilities(Record):
-    """A target's declared capabilities as recorded at provisioning (``Target.capabilities``)."""
-
-    durable: bool | None = None
-    compression: str = ""
-    rollups: str = ""
-    unsupported: dict[str, str] = {}
-    schema_note: str = ""
-    row_model_note: str = ""  # rows its data model cannot keep as they are (``Target.capabilities``)
-
-
-class Provision(Record):
-    """``provision.json``: where and what the server is (version, settings, runtime facts)."""
-
-    runtime: str = ""
-    seconds: Number | None = None
-    endpoint: dict[str, Any] = {}
-    server_binary: str = ""
-    config: str = ""
-    placement: dict[str, Any] = {}
-    capabilities: Capabilities = Capabilities()
-    version: str = ""
-    settings: dict[str, Any] = {}
-    wall_s: Number | None = None
-
-
-class LoadTrial(Record):
-    """One timed load of the whole dataset (``tsbench.measure.load``), with server resources and
-    the row counts found afterwards per measurement."""
-
-    rows: int = 0
-    metrics: int = 0
-    seconds: Number = 0.0
-    write_seconds: Number | None = None
-    flush_seconds: Number | None = None
-    rows_per_s: Number = 0.0
-    metrics_per_s: Number = 0.0
-    workers: int | None = None
-    batch_size: int | None = None
-    source: str | None = None  # where the bodies came from (wire cache, Arrow batches)
-    client_cpu_s: Number | None = None
-    client_share: Number | None = None
-    resources: Resources | None = None
-    row_counts: dict[str, int] = {}
-
-
-class LoadPhase(Record):
-    """``load.json``: every trial; ``median_rows_per_s`` only when every row count agreed."""
-
-    trials: list[LoadTrial] = []
-    row_count_ok: bool = False
-    median_rows_per_s: Number | None = None
-    wire: dict[str, Any] | None = None
-    wall_s: Number | None = None
-    # rows per measurement the target's data model keeps, when fewer than the dataset's (iot:
-    # ``Capabilities.stores_fieldless_rows`` …); empty: every row of the dataset
-    expected_rows: dict[str, int] = {}
-
-    def median_trial(self) -> tuple[LoadTrial | None, int]:
-        """The median trial by rows/s (the one ``median_rows_per_s`` names) and its 1-based number."""
-        if not self.trials:
-            return None, 0
-        order = sorted(range(len(self.trials)), key=lambda i: self.trials[i].rows_per_s)
-        index = order[len(order) // 2]
-        return self.trials[index], index + 1
-
-
-class FootprintFigures(Record):
-    """Storage at one moment: the database's own accounting (``bytes``) and the data folders' disk
-    bytes; ``note`` says what the accounting counts."""
-
-    bytes: Number | None = None
-    note: str = ""
-    parts: dict[str, Number] = {}
-    disk_bytes: Number | None = None
-
-
-class CompressionFigures(Record):
-    """Compression after the load (run option ``compress_after_load``): units compressed (chunks),
-    wall seconds of the step, the compressed data's bytes before and after (the database's own
-    accounting), how, and the whole footprint right after it."""
-
-    units: int = 0
-    seconds: Number = 0.0
-    bytes_before: Number = 0
-    bytes_after: Number = 0
-    note: str = ""
-    footprint: FootprintFigures | None = None
-
-
-class FootprintPhase(Record):
-    """``footprint.json`` (the settle phase): storage right after the load, the compression where
-    the run asked for it and the target can, and storage after settling."""
-
-    after_load: FootprintFigures | None = None
-    compression: CompressionFigures | None = None
-    after_settle: FootprintFigures | None = None
-    settle_seconds: Number | None = None
-    wall_s: Number | None = None
-
-
-class CacheReset(Record):
-    """``cache_reset.json``: the restart and OS page cache drop before the cold pass."""
-
-    restarted: bool = False
-    was_down: bool | None = None
-    os_cache_dropped: bool = False
-    os_cache_note: str = ""
-    note: str = ""
-    stop_s: Number | None = None
-    start_s: Number | None = None
-    wall_s: Number | None = None
-
-
-class QueryStats(Record):
-    """One query type in one pass (``tsbench.measure.stats``): latencies in ms, wall time, qps."""
-
-    count: int | None = None
-    errors: int | None = None
-    mismatches: int | None = None
-    min_ms: Number | None = None
-    p50_ms: Number | None = None
-    mean_ms: Number | None = None
-    p90_ms: Number | None = None
-    p95_ms: Number | None = None
-    p99_ms: Number | None = None
-    max_ms: Number | None = None
-    stddev_ms: Number | None = None
-    wall_s: Number | None = None
-    qps: Number | None = None
-    client_cpu_s: Number | None = None  # the benchmark client's CPU-seconds over the passes
-    client_share: Number | None = None  # of the machine's CPU (0–1)
-
-    def clean(self) -> bool:
-        """Answered every query without error or wrong answer."""
-        return bool(self.count) and not self.errors and not self.mismatches
-
-
-class AnswerChecks(Record):
-    """Answers compared with the oracle's over every pass; up to 20 mismatches kept as samples."""
-
-    checked: int = 0
-    agreed: int = 0
-    mismatches: int = 0
-    mismatch_samples: list[dict[str, Any]] = []
-
-
-class QueryErrors(Record):
-    count: int = 0
-    samples: list[dict[str, Any]] = []
-
-
-class RollupRefreshFigures(Record):
-    """Rows appended after the rollup's passes (the dataset's last hour of the rolled-up table,
-    moved past its end into a day of its own), seconds to write and flush them, seconds until the
-    rollup held them (``Target.refresh_rollup``), its rows over the appended span (checked: one per
-    entity and rollup interval), and how the target refreshes."""
-
-    rows_appended: int = 0
-    append_s: Number = 0.0
-    refresh_s: Number = 0.0
-    rollup_rows: int = 0
-    note: str = ""
-
-
-class RollupFigures(Record):
-    """The rollup built after the query passes (``rollup_after_load``): name, resolution (s), build
-    seconds, rows and bytes (the database's accounting), how, the table it rolls up, per type it
-    answers the stats of its passes (as many as the hot passes, summed like them; answers checked
-    with the others) and each pass's figures, and its refresh after an append."""
-
-    name: str = ""
-    resolution_s: int = 0
-    seconds: Number = 0.0
-    rows: int = 0
-    bytes: Number = 0
-    note: str = ""
-    source: str = ""
-    passes: int = 0
-    on_rollup: dict[str, QueryStats] = {}
-    qps_by_pass: dict[str, list[Number]] = {}  # queries/s of each pass, per type
-    mean_ms_by_pass: dict[str, list[Number]] = {}  # mean latency (ms) of each pass, per type
-    refresh: RollupRefreshFigures | None = None  # after the passes; absent in runs before it
-
-
-class QueriesPhase(Record):
-    """``queries.json``: the cold pass and the hot passes summed per type, answer checks, errors."""
-
-    cold: dict[str, QueryStats] = {}
-    hot: dict[str, QueryStats] = {}
-    hot_passes: int = 0
-    hot_qps_by_pass: dict[str, list[Number]] = {}  # queries/s of each hot pass, per type
-    hot_mean_ms_by_pass: dict[str, list[Number]] = {}  # mean latency (ms) of each hot pass, per type
-    unsupported: dict[str, str] = {}
-    answer_checks: AnswerChecks = AnswerChecks()
-    errors: QueryErrors = QueryErrors()
-    resources: Resources | None = None
-    rollup: RollupFigures | None = None
-    wall_s: Number | None = None
-
-
-class Teardown(Record):
-    seconds: Number | None = None
-    wall_s: Number | None = None
-
-
-class PhaseError(Record):
-    """``error.json``: the phase that failed and why."""
-
-    failed_phase: str
-    error: str
+__all__ = [
+    "AnswerChecks",
+    "CacheReset",
+    "Capabilities",
+    "Comparison",
+    "CompressionFigures",
+    "DatasetFacts",
+    "Expectation",
+    "FootprintFigures",
+    "FootprintPhase",
+    "LeaseTaken",
+    "LoadPhase",
+    "LoadTrial",
+    "MachineFacts",
+    "Number",
+    "PhaseError",
+    "Plan",
+    "PointFacts",
+    "PointRun",
+    "Prepare",
+    "Provision",
+    "QueriesPhase",
+    "QueryErrors",
+    "QueryStats",
+    "Record",
+    "Resources",
+    "RollupFigures",
+    "RollupRefreshFigures",
+    "RunResult",
+    "SuiteOutcome",
+    "TargetResult",
+    "Teardown",
+    "Validation",
+    "ValidationSummary",
+]
 
 
 class TargetResult(Record):
@@ -272,9 +77,9 @@ class TargetResult(Record):
     failed_phase: str = ""
     error: str = ""
     stopped_before: str | None = None
-    acquire_machine: dict[str, Any] | None = None
+    acquire_machine: LeaseTaken | None = None
     provision: Provision | None = None
-    prepare: dict[str, Any] | None = None
+    prepare: Prepare | None = None
     load: LoadPhase | None = None
     footprint: FootprintPhase | None = None
     cache_reset: CacheReset | None = None
@@ -302,21 +107,82 @@ class PointFacts(Record):
     server_group: str = ""
 
 
-class RunResult(Record):
-    """``result.json``: one run (one point: a scale, or a sweep's point): spec, dataset, machine
-    and client facts, every target."""
+class Plan(Record):
+    """``plan.json``: a comparison's validated parameters, written before any work: its points in
+    order (``PointFacts``) with one RunSpec each (``specs``: its JSON by point name), the scales,
+    targets and sweep axes that vary, a summary of its cost, and the study it is an instance of (the
+    study file's JSON as read when the run was planned; None for an ad-hoc run)."""
 
     format: str = ""
     run_id: str = ""
     created_at: str = ""
-    finished_at: str = ""
-    spec: dict[str, Any] = {}
-    dataset: dict[str, Any] = {}
-    machine: dict[str, Any] = {}
+    scales: list[int] = []
+    targets: list[str] = []
+    varied: list[str] = []
+    study: dict[str, Any] | None = None  # ``tsbench.studies.Study``'s JSON
+    summary: str = ""
+    points: list[PointFacts] = []
+    specs: dict[str, dict[str, Any]] = {}  # ``RunSpec.model_dump()`` by point name
+
+    def server_groups(self) -> list[list[str]]:
+        """The points' names by server group, in the order the groups first appear."""
+        groups: dict[str, list[str]] = {}
+        for point in self.points:
+            groups.setdefault(point.server_group, []).append(point.name)
+        return list(groups.values())
+
+
+class DatasetFacts(Record):
+    """The dataset a point loads (``run.json``'s ``dataset``): its id and path on the worker that
+    made it, whether it was reused from the cache, seconds to generate it, rows per measurement
+    and in all, every file's sha256 and the generator's version."""
+
+    id: str = ""
+    path: str = ""
+    reused: bool | None = None
+    generate_s: Number | None = None
+    rows: dict[str, int] = {}
+    rows_total: int | None = None
+    files_sha256: list[str] = []
+    generator_version: str = ""
+
+
+class MachineFacts(Record):
+    """The machine a point ran on (``tsbench.machine.machine_facts``): a hash of its name, never the
+    name; cores and memory (bytes); operating system, kernel, Python."""
+
+    hostname_hash: str = ""
+    cpu_model: str = ""
+    cores: int | None = None
+    memory_bytes: int | None = None
+    os: str = ""
+    kernel: str = ""
+    python: str = ""
+
+
+class PointRun(Record):
+    """``run.json``: one point of a comparison before its targets ran: the spec (``RunSpec``'s
+    JSON), the dataset, the machine and client versions, which point it is, and the oracle's
+    facts once the reference answers exist."""
+
+    format: str = ""
+    run_id: str = ""
+    scale_dir: str = ""
+    created_at: str = ""
+    spec: dict[str, Any] = {}  # RunSpec.model_dump(); ``tsbench.spec.recorded_spec`` reads it
+    dataset: DatasetFacts = DatasetFacts()
+    machine: MachineFacts = MachineFacts()
     clients: dict[str, str] = {}
+    point: PointFacts | None = None
+    oracle_reused: bool | None = None
     oracle_s: Number | None = None
     queries: int | None = None
-    point: PointFacts | None = None
+
+
+class RunResult(PointRun):
+    """``result.json``: one point (a scale, or a sweep's point) with every target's records."""
+
+    finished_at: str = ""
     targets: dict[str, TargetResult] = {}
 
 
@@ -387,14 +253,3 @@ class ValidationSummary(Record):
             critical_failed=list(validation.critical_failed),
             warnings=len(validation.warnings),
         )
-
-
-PHASE_RECORDS: dict[str, type[Record]] = {
-    "provision": Provision,
-    "load": LoadPhase,
-    "footprint": FootprintPhase,
-    "cache_reset": CacheReset,
-    "queries": QueriesPhase,
-    "teardown": Teardown,
-    "error": PhaseError,
-}

@@ -47,7 +47,8 @@ from pathlib import Path
 from typing import Any
 
 from tsbench.results.bucket import Bucket, PublishError, make_client, md5_of
-from tsbench.results.documents import DOCUMENTS, Document, parse_document, read_validation, run_document
+from tsbench.results.documents import Document, parse_document, read_validation, run_document
+from tsbench.results.folder import PUBLISHED_DOCUMENTS, VALIDATION
 from tsbench.results.index import (
     LATEST,
     MARKER,
@@ -94,7 +95,7 @@ def _rebuild(bucket: Bucket) -> list[dict[str, Any]]:
         if document is None:
             continue
         body = parse_document(bucket.get_json(f"runs/{run_id}/{document}"))
-        validation = _bucket_validation(bucket, run_id) if "validation.json" in paths else None
+        validation = _bucket_validation(bucket, run_id) if VALIDATION in paths else None
         marker = bucket.get_json(f"runs/{run_id}/{MARKER}") if MARKER in paths else None
         summary = summarize(body, validation, report_files(paths))
         runs.append(index_line(summary, run_id, latest_folder_of(marker or {})))
@@ -294,7 +295,7 @@ def _update_latest(store: Bucket, folder: str, run_id: str, paths: list[str]) ->
     """Make ``folder/`` an exact copy of the run's report, its result.json or comparison.json and
     validation.json (server-side copies from ``runs/<run_id>/``); returns whether anything changed."""
     sources = {latest_name(p): p for p in report_files(paths)["files"]}
-    for name in (*DOCUMENTS, "validation.json"):
+    for name in PUBLISHED_DOCUMENTS:
         if name in paths:
             sources[name] = name
     existing = store.list(f"{folder}/")

@@ -38,12 +38,13 @@ from tsbench.results.documents import (
     scale_dirs,
 )
 from tsbench.results.files import read_json, write_json_atomic
+from tsbench.results.folder import REPORT, REPORT_HTML, REPORT_PDF
 from tsbench.results.model import Comparison, RunResult, Validation, ValidationSummary
 
 INDEX_FORMAT = "tsbench-index/1"
-REPORT_DIR = "report"
-HTML_NAMES = ("report.html", "index.html")
-PDF_NAMES = ("report.pdf",)
+REPORT_DIR = REPORT
+HTML_NAMES = (REPORT_HTML, "index.html")
+PDF_NAMES = (REPORT_PDF,)
 
 
 def comparison_key(result: RunResult) -> tuple[Any, Any, tuple[str, ...]]:
@@ -162,8 +163,8 @@ def summarize(
         "load_rows_per_s": by_scale[str(scales[-1])] if scales else {},
         "load_rows_per_s_by_scale": by_scale,
         "dataset": {
-            "ids": [r.dataset.get("id") for r in results],
-            "rows_total": sum(r.dataset.get("rows_total") or 0 for r in results),
+            "ids": [r.dataset.id for r in results],
+            "rows_total": sum(r.dataset.rows_total or 0 for r in results),
         },
         "report": {"html": (report or {}).get("html"), "pdf": (report or {}).get("pdf")},
     }

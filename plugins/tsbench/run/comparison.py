@@ -1,15 +1,6 @@
 """A comparison: one run id, one or more points (a point per scale, or per point of a sweep), each
-point a run folder (see ``runner.py``).
-
-Layout::
-
-    <results root>/<run id>/
-        plan.json             the validated parameters: the points in order, one RunSpec each
-        scale-<N>[_<axis>-<v>…]/  a run folder per point (run.json, targets/…, result.json); a
-                              plain comparison's points are ``scale-<N>``
-        comparison.json       every point's result, for validation, report and history
-        validation.json       great_expectations outcome (when validated)
-        report/report.html report/report.pdf
+point a folder of the run (``tsbench.results.folder``: the layout), planned before any work
+(``plan.json``) and collected at the end (``comparison.json``).
 """
 
 from __future__ import annotations
@@ -19,33 +10,31 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tsbench.results.collect import collect
-from tsbench.results.documents import SCALE_PREFIX, point_order
-from tsbench.results.files import read_json, write_json_atomic
-from tsbench.results.model import Comparison, PointFacts
+from tsbench.results.documents import point_order
+from tsbench.results.folder import PLAN, SCALE_PREFIX, RunFolder
+from tsbench.results.model import Comparison, Plan, PointFacts
 from tsbench.results.workspace import Part
+from tsbench.run.collect import collect
 from tsbench.run.sweep import SweepLimits, SweepPlan, expand_sweep
 from tsbench.spec import RunSpec
 from tsbench.studies import Study
 from tsbench.timeutil import format_instant
 
-PLAN_FILE = "plan.json"
-
 
 def scale_dir(folder: Path, scale: int) -> Path:
-    """The run folder of a plain comparison's scale (a sweep's points: ``point_dir``)."""
-    return folder / f"{SCALE_PREFIX}{scale}"
+    """The point folder of a plain comparison's scale (a sweep's points: ``point_dir``)."""
+    return RunFolder(folder).point(f"{SCALE_PREFIX}{scale}").path
 
 
 def point_dir(folder: Path, point: str) -> Path:
-    return folder / point
+    return RunFolder(folder).point(point).path
 
 
 def point_part(point: str) -> Part:
     """What a point's steps (dataset, oracle) open of the run folder in the run store: the plan
     and the point's own folder, not the other points' (their reference answers are over a GB
     each at 4,000 hosts)."""
-    return Part((PLAN_FILE, point))
+    return Part((PLAN, point))
 
 
 def point_key(run_dir: Path) -> str:
@@ -80,34 +69,34 @@ class PlannedPoint:
         return self.facts.name
 
 
-def write_plan(folder: Path, plan: SweepPlan, study: Study | None = None) -> dict[str, Any]:
+def write_plan(folder: Path, plan: SweepPlan, study: Study | None = None) -> Plan:
     """``plan.json`` (atomically): the points in order, the axes that vary, the plan's summary and
     the study the run is an instance of (the whole study file as read when the run was planned, so
     its report checks the claims of that moment; None for an ad-hoc run)."""
     groups = plan.server_group_of()
-    body = {
-        "format": "tsbench-plan/2",
-        "run_id": folder.name,
-        "created_at": format_instant(time.time_ns()),
-        "scales": list(dict.fromkeys(point.spec.scale for point in plan.points)),
-        "targets": plan.points[0].spec.targets,
-        "varied": plan.varied,
-        "study": study.model_dump(mode="json") if study is not None else None,
-        "summary": plan.summary(),
-        "points": [
-            PointFacts(name=p.name, axes=p.axes, label=p.label(), server_group=groups[p.name]).to_json()
+    record = Plan(
+        format="tsbench-plan/2",
+        run_id=folder.name,
+        created_at=format_instant(time.time_ns()),
+        scales=list(dict.fromkeys(point.spec.scale for point in plan.points)),
+        targets=plan.points[0].spec.targets,
+        varied=plan.varied,
+        study=study.model_dump(mode="json") if study is not None else None,
+        summary=plan.summary(),
+        points=[
+            PointFacts(name=p.name, axes=p.axes, label=p.label(), server_group=groups[p.name])
             for p in plan.points
         ],
-        "specs": {point.name: point.spec.model_dump() for point in plan.points},
-    }
-    write_json_atomic(folder / PLAN_FILE, body)
-    return body
+        specs={point.name: point.spec.model_dump() for point in plan.points},
+    )
+    RunFolder(folder).write_plan(record)
+    return record
 
 
-def read_plan(folder: Path) -> tuple[dict[str, Any], list[PlannedPoint]]:
-    plan = read_json(folder / PLAN_FILE)
-    points = [PointFacts.from_json(p) for p in plan["points"]]
-    return plan, [PlannedPoint(p, RunSpec.parse(**plan["specs"][p.name])) for p in points]
+def read_plan(folder: Path) -> tuple[Plan, list[PlannedPoint]]:
+    """``plan.json`` and its points with their RunSpecs, in order."""
+    plan = RunFolder(folder).read_plan()
+    return plan, [PlannedPoint(p, RunSpec.parse(**plan.specs[p.name])) for p in plan.points]
 
 
 def server_groups(points: list[PlannedPoint]) -> list[list[PlannedPoint]]:
@@ -126,8 +115,7 @@ def branch_label(run_dirs: list[Path], target: str) -> str:
 
 def point_folders(folder: Path) -> list[Path]:
     """The point folders of a comparison, by scale then by each axis value (``point_order``)."""
-    found = [path for path in folder.glob(f"{SCALE_PREFIX}*") if path.is_dir()]
-    return sorted(found, key=lambda path: point_order(path.name))
+    return sorted((point.path for point in RunFolder(folder).points()), key=lambda p: point_order(p.name))
 
 
 def collect_comparison(folder: Path) -> Comparison:
@@ -138,20 +126,20 @@ def collect_comparison(folder: Path) -> Comparison:
     )
     first = next(iter(results.values()), None)
     spec = first.spec if first is not None else {}
-    plan = read_json(folder / PLAN_FILE) if (folder / PLAN_FILE).is_file() else {}
-    body = {
-        "format": "tsbench-comparison/1",
-        "run_id": folder.name,
-        "created_at": first.written("created_at") if first is not None else None,
-        "finished_at": format_instant(time.time_ns()),
-        "use_case": spec.get("use_case"),
-        "targets": spec.get("targets", []),
-        "scales": sorted({result.spec["scale"] for result in results.values()}),
-        "varied": plan.get("varied", []),
-        "study": (plan.get("study") or {}).get("name"),
-        "failed_targets": failed,
-        "results": {key: result.to_json() for key, result in results.items()},
-    }
-    comparison = Comparison.from_json(body)  # the contract of tsbench.results.model
-    write_json_atomic(folder / "comparison.json", comparison.to_json())
+    run = RunFolder(folder)
+    plan = run.read_plan() if run.has_plan() else Plan()
+    comparison = Comparison(
+        format="tsbench-comparison/1",
+        run_id=folder.name,
+        created_at=first.written("created_at") if first is not None else None,
+        finished_at=format_instant(time.time_ns()),
+        use_case=spec.get("use_case"),
+        targets=spec.get("targets", []),
+        scales=sorted({result.spec["scale"] for result in results.values()}),
+        varied=plan.varied,
+        study=(plan.study or {}).get("name"),
+        failed_targets=failed,
+        results=results,
+    )
+    run.write_comparison(comparison)
     return comparison

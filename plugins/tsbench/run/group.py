@@ -3,7 +3,8 @@ dataset and differ only in client settings (workers, batch size, trials), so one
 measures them in turn — a worker sweep does not re-provision. A plain comparison's groups have one
 point each, and then every phase is exactly ``TargetPhases``'.
 
-Phase by phase (the DAG's branch tasks and the command line run them in ``PHASES`` order):
+Phase by phase, in ``PHASES`` order; which points run a phase is declared with it
+(``tsbench.run.phases``: ``Phase.points``, ``Phase.before_later_points``):
 
 * ``provision``: once, on the first point; every other point gets a copy of its record with
   ``shared_from`` (the point that provisioned).
@@ -26,22 +27,23 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from tsbench.results.folder import TARGETS
+from tsbench.results.record import Record
 from tsbench.results.workspace import Part
-from tsbench.run.target_phases import READS_ANSWERS, TARGETS, TargetPhases
+from tsbench.run.phases import BY_NAME, SHARED_KEY, reads_answers
+from tsbench.run.target_phases import TargetPhases
 from tsbench.runtimes.base import Runtime
 from tsbench.workload.answer_file import is_answers_file
-
-ONCE = ("provision", "teardown")  # run on the first point; the others get its record, ``shared_from``
 
 
 def branch_part(points: Sequence[str], target: str, phases: Sequence[str]) -> Part:
     """What a step of ``target`` running ``phases`` opens of its run folder: its points' folders
     but the other targets' folders in them, and but the reference answers unless a phase reads them."""
-    reads_answers = any(phase in READS_ANSWERS for phase in phases)
+    answers_needed = reads_answers(list(phases))
 
     def leaves_out(relative: str) -> bool:
         if is_answers_file(relative):
-            return not reads_answers
+            return not answers_needed
         parts = relative.split("/")  # point / file, or point / TARGETS / target / file
         return len(parts) > 3 and parts[1] == TARGETS and parts[2] != target
 
@@ -75,45 +77,40 @@ class GroupPhases:
         """The first point's target folder (where a branch keeps its own bookkeeping)."""
         return self.first.dir
 
-    def write(self, phase: str, body: Mapping[str, Any]) -> None:
-        """The same record into every point (e.g. ``acquire_machine``)."""
+    def write(self, record: Record) -> None:
+        """The same record into every point (e.g. the lease the branch took)."""
         for point in self.points:
-            point.write(phase, body)
+            point.write(record)
 
-    def run_phase(self, name: str) -> dict[str, Any]:
-        """Run phase ``name`` over the group (see the module docstring); returns the first point's
-        record. A failure is recorded in every point, then raised."""
+    def run_phase(self, name: str) -> Record:
+        """Run phase ``name`` over the group, on the points its declaration names (see the module
+        docstring); returns the record of the first point that ran it. A failure is recorded in
+        every point, then raised."""
+        declared = BY_NAME[name]
         current = self.first
         try:
-            if name in ONCE:
-                return self._once(name)
-            if name == "settle":
-                return self._settle()
-            first_body: dict[str, Any] = {}
+            if declared.points != "each":
+                return self._once(name, self.first if declared.points == "first" else self.points[-1])
+            records: list[Record] = []
             for index, point in enumerate(self.points):
                 current = point
-                if name == "queries" and index > 0:
-                    point.run_phase("cache_reset")
-                body = point.run_phase(name)
-                first_body = first_body or body
-            return first_body
+                if declared.before_later_points and index > 0:
+                    point.run_phase(declared.before_later_points)
+                records.append(point.run_phase(name))
+            return records[0]
         except BaseException as error:  # also an interruption, recorded before it unwinds
             self.fail(name, error, current)
             raise
 
-    def _once(self, name: str) -> dict[str, Any]:
-        body = self.first.run_phase(name)
-        for point in self.points[1:]:
-            point.write(name, {**body, "shared_from": self.first.run_dir.name})
-        return body
-
-    def _settle(self) -> dict[str, Any]:
-        last = self.points[-1]
-        body = last.run_phase("settle")
+    def _once(self, name: str, runner: TargetPhases) -> Record:
+        """``name`` on one point; the others get its record, naming that point (``SHARED_KEY``)."""
+        record = runner.run_phase(name)
         if len(self.points) > 1:
+            key = SHARED_KEY[BY_NAME[name].points]  # type: ignore[index]
             for point in self.points:
-                point.write("footprint", {**body, "loaded_by": last.run_dir.name})
-        return body
+                if point is not runner or key == "loaded_by":
+                    point.write(record, phase=name, **{key: runner.run_dir.name})
+        return record
 
     def fail(self, phase: str, error: BaseException, failed: TargetPhases | None = None) -> None:
         """``failed`` (default: the first point) records ``error``; the group's other points record

@@ -15,14 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from tsbench.memory import release_freed_memory
+from tsbench.run.branch import BranchItem, BranchRun
 from tsbench.run.comparison import PlannedPoint, branch_label, point_dir, read_plan, server_groups
-from tsbench.run.group import GroupPhases
-from tsbench.run.lease import HostLeases, MachineLease, describe, wait_limit_s
 from tsbench.run.pipeline import ComparisonFailed, Publication, Step, plan_run, steps
 from tsbench.run.point_setup import prepare_dataset, prepare_oracle
 from tsbench.run.sweep import SweepLimits
 from tsbench.runtimes.base import Runtime
-from tsbench.runtimes.select import host_lease_keys
 from tsbench.studies import Study
 
 log = logging.getLogger("tsbench.run")
@@ -57,7 +55,7 @@ class LocalRun:
                 self._point_step(step, point, point_dir(self.folder, point.name))
         for group in server_groups(points):
             for target in group[0].spec.targets:
-                self._branch([point_dir(self.folder, p.name) for p in group], target)
+                self._branch(group, target)
         return self._post_run()
 
     def _starting(self, step: str, label: str) -> None:
@@ -72,56 +70,14 @@ class LocalRun:
         prepare_dataset(point.spec, run_dir, self.dataset_cache, point.facts)
         prepare_oracle(run_dir)
 
-    def _branch(self, run_dirs: list[Path], target: str) -> bool:
-        """Every branch step of one target over one server group; returns True when it succeeded.
-        Teardown always runs (and gives the machine lease back) once the lease was taken."""
-        label = branch_label(run_dirs, target)
-        phases = GroupPhases(run_dirs, target, self.runtime, self.runtime_options)
-        owner = f"{label} @ {run_dirs[0]}"
-        first = phases.first
-        leases = HostLeases.at(host_lease_keys(first.spec, first.run["run_id"]), process_bound=True)
-        lease = leases.leases[0]
-        branch = steps("branch")
-        teardown = next(step for step in branch if step.teardown)
-        name, acquired = branch[0].name, False
-        try:
-            for step in branch:
-                if step.teardown:
-                    continue
-                name = step.name
-                self._starting(name, label)
-                if name == "acquire_machine":
-                    lease = self._acquire(leases, owner, phases)
-                    acquired = True
-                    continue
-                with lease.keep_alive(owner):
-                    for phase in step.phases:
-                        phases.run_phase(phase)
-            return True
-        except Exception as error:
-            if name == "acquire_machine":
-                phases.fail(name, error)  # the measured phases record their own failures
-            return False
-        finally:
-            if acquired:  # no teardown follows a failed acquire (nothing was set up)
-                self._teardown(phases, teardown, label, lease, owner)
-
-    def _acquire(self, leases: HostLeases, owner: str, phases: GroupPhases) -> MachineLease:
-        def waiting(holder: dict[str, Any] | None, waited_s: float) -> None:
-            log.info("machine busy (%.0f s so far): %s", waited_s, describe(holder))
-
-        lease, waited = leases.acquire(owner, wait_limit_s(), on_wait=waiting)
-        phases.write("acquire_machine", {"waited_s": waited, "lease": lease.key})
-        return lease
-
-    def _teardown(self, phases: GroupPhases, step: Step, label: str, lease: MachineLease, owner: str) -> None:
-        self._starting(step.name, label)
-        try:
-            phases.run_phase(step.name)
-        except Exception:  # recorded by the phase; the other branches and the report go on
-            log.exception("teardown of %s failed", label)
-        finally:
-            lease.release(owner)
+    def _branch(self, points: list[PlannedPoint], target: str) -> bool:
+        """Every branch step of one target over one server group (``BranchRun.run_all``); returns
+        True when it succeeded."""
+        names = tuple(point.name for point in points)
+        label = branch_label([Path(name) for name in names], target)
+        item = BranchItem(folder=str(self.folder), points=names, target=target, label=label)
+        branch = BranchRun(self.folder, item, self.runtime, self.runtime_options, process_bound=True)
+        return branch.run_all(steps("branch"), lambda step: self._starting(step, label))
 
     def _post_run(self) -> list[str]:
         """Every post-run step, each also after an earlier one failed (as ``all_done`` tasks do);

@@ -29,12 +29,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import BaseModel, ConfigDict
+
 from tsbench.results.documents import StoredResult, read_comparison, read_validation
 from tsbench.results.files import read_json, write_bytes_atomic
+from tsbench.results.folder import COMPARISON, VALIDATION, RunFolder
 from tsbench.results.store import RunStore, spec_match
 from tsbench.results.workspace import WHOLE, Part
 from tsbench.run.comparison import collect_comparison, plan_comparison, write_plan
-from tsbench.run.phases import PHASES, phase_steps, step_name
+from tsbench.run.phases import BY_NAME, PHASE_NAMES, phase_steps, step_name
 from tsbench.run.sweep import SweepLimits
 from tsbench.studies import Study
 from tsbench.workload.answer_file import is_answers_file
@@ -54,7 +57,7 @@ def _timed(step: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
             try:
                 return function(folder, *args, **kwargs)
             finally:
-                path = Path(folder) / "steps.json"
+                path = RunFolder(Path(folder)).steps
                 steps = read_json(path) if path.is_file() else {}
                 steps[step] = time.perf_counter() - started
                 write_bytes_atomic(path, json.dumps(steps, indent=2).encode())
@@ -137,8 +140,8 @@ def _replace_latest(root: Path, folder: Path, latest_folder: str) -> None:
     """``root/<latest_folder>`` becomes a copy of the run's report files, comparison.json,
     validation.json and ``RUN`` (its name), swapped in by renames: never half-written."""
     staging = root / f".{latest_folder}-{uuid.uuid4().hex[:8]}"
-    shutil.copytree(folder / "report", staging)
-    for name in ("comparison.json", "validation.json"):
+    shutil.copytree(RunFolder(folder).report, staging)
+    for name in (COMPARISON, VALIDATION):
         shutil.copy2(folder / name, staging / name)
     (staging / "RUN").write_text(folder.name + "\n")
     latest, old = root / latest_folder, root / f".{latest_folder}-old-{uuid.uuid4().hex[:8]}"
@@ -233,24 +236,37 @@ def judge_run(folder: Path) -> str:
     return "passed"
 
 
+class PlannedRun(BaseModel):
+    """What the planning step hands the run's later steps (the DAG's XCom, as JSON): the run
+    folder (a local folder or a run store URL), its scales and targets, the points' names in order
+    and the server groups (lists of point names)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    folder: str
+    scales: list[int]
+    targets: list[str]
+    points: list[str]
+    groups: list[list[str]]
+
+
 def plan_run(
     params: dict[str, Any], folder: Path, limits: SweepLimits | None = None, study: Study | None = None
-) -> dict[str, Any]:
+) -> PlannedRun:
     """Check every parameter (``plan_comparison``: SpecError naming every bad field, and a sweep
     over its limits, before any work), then write the folder's ``plan.json`` (with the ``study``
-    the run is an instance of, if any: its report checks the study's claims). Returns ``{folder,
-    scales, targets, points, groups}`` (point names; server groups as lists of point names)."""
+    the run is an instance of, if any: its report checks the study's claims)."""
     sweep = plan_comparison(params, limits)
     plan = write_plan(folder, sweep, study)
-    log.info("plan: %s, %s point(s) × targets %s", folder, len(sweep.points), plan["targets"])
-    log.info("plan: %s", plan["summary"])
-    return {
-        "folder": str(folder),
-        "scales": plan["scales"],
-        "targets": plan["targets"],
-        "points": [point.name for point in sweep.points],
-        "groups": [[point.name for point in group] for group in sweep.server_groups()],
-    }
+    log.info("plan: %s, %s point(s) × targets %s", folder, len(sweep.points), plan.targets)
+    log.info("plan: %s", plan.summary)
+    return PlannedRun(
+        folder=str(folder),
+        scales=plan.scales,
+        targets=plan.targets,
+        points=[point.name for point in plan.points],
+        groups=plan.server_groups(),
+    )
 
 
 @dataclass(frozen=True)
@@ -291,19 +307,6 @@ def post_part(step: Step) -> Part:
     return WHOLE if step.reads_answers else Part(leaves_out=is_answers_file)
 
 
-PHASE_SUMMARIES = {  # keyed by the runner's phases; their order is the runner's (PHASES)
-    "provision": "Install (if needed), configure and start the server; with runtime aws, terraform "
-    "apply (its output in this log), then wait until the host and database are ready.",
-    "prepare": "Create fresh tables (drops what a previous attempt left); encode the load bodies.",
-    "load": "Load the dataset with N workers; progress every 10 s; row counts checked.",
-    "settle": "Footprint right after load; with compress_after_load, compression where the target can "
-    "(timed, footprint after it); the footprint after the settle period.",
-    "cache_reset": "Restart the server and drop the OS page cache (recorded whether possible).",
-    "queries": "Cold pass, then hot passes; every answer checked against the oracle.",
-    "teardown": "Stop the server, remove its files (runtime aws: terraform destroy), give the machine "
-    "back. Always runs, also when provisioning failed halfway.",
-}
-
 STEPS: tuple[Step, ...] = (
     Step(
         "validate_params",
@@ -327,9 +330,9 @@ STEPS: tuple[Step, ...] = (
         Step(
             step_name(group),
             "branch",
-            " ".join(PHASE_SUMMARIES[name] for name in group),
-            setup=step_name(group) == PHASES[0],
-            teardown=step_name(group) == PHASES[-1],
+            " ".join(BY_NAME[name].summary for name in group),
+            setup=step_name(group) == PHASE_NAMES[0],
+            teardown=step_name(group) == PHASE_NAMES[-1],
             phases=group,
         )
         for group in phase_steps()

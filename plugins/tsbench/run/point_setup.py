@@ -9,17 +9,16 @@ import hashlib
 import logging
 import time
 import uuid
-from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from tsbench.machine import client_versions, machine_facts
-from tsbench.results.files import copy_file_atomic, read_json, write_json_atomic
-from tsbench.results.model import PointFacts
+from tsbench.results.files import copy_file_atomic
+from tsbench.results.folder import PointFolder
+from tsbench.results.model import DatasetFacts, MachineFacts, PointFacts, PointRun
 from tsbench.spec import RunSpec
 from tsbench.timeutil import format_instant
-from tsbench.workload.answer_file import ANSWERS_FILE, write_answers
+from tsbench.workload.answer_file import write_answers
 from tsbench.workload.dataset import Dataset, DatasetError, ensure_dataset
 from tsbench.workload.oracle import ORACLE_VERSION, Oracle
 from tsbench.workload.queries import DataRange, generate_queries, write_query_set
@@ -35,35 +34,35 @@ def new_run_id(now: datetime | None = None) -> str:
 
 def prepare_dataset(
     spec: RunSpec, run_dir: Path, dataset_cache: Path | None = None, point: PointFacts | None = None
-) -> dict[str, Any]:
+) -> PointRun:
     """Generate (or reuse) the dataset; writes ``run.json`` with the spec, dataset and machine facts
     and which point of the comparison the folder is (default: a plain comparison's scale, with its
     own server)."""
-    run_dir.mkdir(parents=True, exist_ok=True)
+    folder = PointFolder(run_dir)
     started = time.perf_counter()
     dataset, reused = ensure_dataset(spec.dataset, dataset_cache)
-    body = {
-        "format": "tsbench-run/1",
-        "run_id": run_dir.parent.name,  # the comparison's id; this folder is one scale of it
-        "scale_dir": run_dir.name,
-        "created_at": format_instant(time.time_ns()),
-        "spec": spec.model_dump(),
-        "dataset": {
-            "id": dataset.id,
-            "path": str(dataset.path),
-            "reused": reused,
-            "generate_s": time.perf_counter() - started,
-            "rows": dataset.rows,
-            "rows_total": dataset.manifest["rows_total"],
-            "files_sha256": [f["sha256"] for f in dataset.manifest["files"]],
-            "generator_version": dataset.manifest["generator_version"],
-        },
-        "machine": machine_facts(),
-        "clients": client_versions(),
-        "point": (point or own_point(spec, run_dir)).to_json(),
-    }
-    write_json_atomic(run_dir / "run.json", body)
-    return body
+    run = PointRun(
+        format="tsbench-run/1",
+        run_id=folder.run_id,  # the comparison's id; this folder is one point of it
+        scale_dir=folder.name,
+        created_at=format_instant(time.time_ns()),
+        spec=spec.model_dump(),
+        dataset=DatasetFacts(
+            id=dataset.id,
+            path=str(dataset.path),
+            reused=reused,
+            generate_s=time.perf_counter() - started,
+            rows=dataset.rows,
+            rows_total=dataset.manifest["rows_total"],
+            files_sha256=[f["sha256"] for f in dataset.manifest["files"]],
+            generator_version=dataset.manifest["generator_version"],
+        ),
+        machine=MachineFacts.from_json(machine_facts()),
+        clients=client_versions(),
+        point=point or own_point(spec, run_dir),
+    )
+    folder.write_run(run)
+    return run
 
 
 def own_point(spec: RunSpec, run_dir: Path) -> PointFacts:
@@ -76,82 +75,83 @@ def own_point(spec: RunSpec, run_dir: Path) -> PointFacts:
     )
 
 
-def run_dataset(run: Mapping[str, Any], dataset_cache: Path | None = None) -> Dataset:
+def run_dataset(run: PointRun, dataset_cache: Path | None = None) -> Dataset:
     """The dataset a run folder's ``run.json`` names, on this worker. Where the recorded path holds
     it (the worker that generated it, or a shared cache) it is opened; a worker that lacks it
     generates it again from the run's spec into its own cache (the generator is deterministic).
     Either way its id and every file's sha256 must equal what was recorded when the run first
     produced it, else ``DatasetError``."""
-    recorded = run["dataset"]
-    path = Path(recorded["path"])
+    recorded = run.dataset
+    path = Path(recorded.path)
     if (path / "manifest.json").is_file():
         dataset = Dataset.open(path)
     else:
-        dataset, reused = ensure_dataset(RunSpec.parse(**run["spec"]).dataset, dataset_cache)
+        dataset, reused = ensure_dataset(RunSpec.parse(**run.spec).dataset, dataset_cache)
         how = "found in this worker's cache" if reused else "generated again on this worker"
-        log.info("dataset %s is not at %s: %s (%s)", recorded["id"], path, how, dataset.path)
+        log.info("dataset %s is not at %s: %s (%s)", recorded.id, path, how, dataset.path)
     shas = [entry["sha256"] for entry in dataset.manifest["files"]]
-    if dataset.id != recorded["id"] or shas != recorded["files_sha256"]:
+    if dataset.id != recorded.id or shas != recorded.files_sha256:
         raise DatasetError(
-            f"dataset {dataset.id} at {dataset.path} is not the one the run recorded ({recorded['id']}, "
+            f"dataset {dataset.id} at {dataset.path} is not the one the run recorded ({recorded.id}, "
             "files by sha256): the generator or its version differs between workers"
         )
     return dataset
 
 
-def prepare_oracle(run_dir: Path) -> dict[str, Any]:
+def prepare_oracle(run_dir: Path) -> PointRun:
     """The logical query set and the oracle's reference answers; adds their facts to ``run.json``."""
-    run = read_json(run_dir / "run.json")
-    spec = RunSpec.parse(**run["spec"])
+    folder = PointFolder(run_dir)
+    run = folder.read_run()
+    spec = RunSpec.parse(**run.spec)
     dataset = run_dataset(run)
     queries = generate_queries(
         DataRange.of(dataset), spec.resolved_query_types, spec.queries_per_type, spec.effective_query_seed
     )
-    write_query_set(run_dir / "queries.jsonl", queries)
+    write_query_set(folder.queries, queries)
     started = time.perf_counter()
-    reused = _answers_from_cache(dataset, run_dir)
+    reused = _answers_from_cache(dataset, folder)
     if not reused:
         if queries:
             oracle = Oracle(dataset)
             try:
-                write_answers(run_dir / ANSWERS_FILE, oracle.answers(queries))
+                write_answers(folder.answers, oracle.answers(queries))
             finally:
                 oracle.close()
         else:  # a load-only run (iot has no query types yet): nothing to answer
-            write_answers(run_dir / ANSWERS_FILE, iter(()))
-        _answers_to_cache(dataset, run_dir)
-    run["oracle_reused"] = reused
-    run.update(oracle_s=time.perf_counter() - started, queries=len(queries))
-    write_json_atomic(run_dir / "run.json", run)
+            write_answers(folder.answers, iter(()))
+        _answers_to_cache(dataset, folder)
+    answered = {"oracle_reused": reused, "oracle_s": time.perf_counter() - started, "queries": len(queries)}
+    run = PointRun.from_json({**run.to_json(), **answered})
+    folder.write_run(run)
     return run
 
 
-def _answers_cache_path(dataset: Dataset, run_dir: Path) -> Path:
+def _answers_cache_path(dataset: Dataset, folder: PointFolder) -> Path:
     """Reference answers depend only on the dataset and the query set: cache them beside the
     dataset, keyed by the sha256 of queries.jsonl (a nightly run asks the same queries again)."""
-    body = ORACLE_VERSION.encode() + b"\n" + (run_dir / "queries.jsonl").read_bytes()
+    body = ORACLE_VERSION.encode() + b"\n" + folder.queries.read_bytes()
     digest = hashlib.sha256(body).hexdigest()[:24]
     return dataset.path / "answers" / f"{digest}.jsonl"
 
 
-def _answers_from_cache(dataset: Dataset, run_dir: Path) -> bool:
-    cached = _answers_cache_path(dataset, run_dir)
+def _answers_from_cache(dataset: Dataset, folder: PointFolder) -> bool:
+    cached = _answers_cache_path(dataset, folder)
     if not cached.is_file():
         return False
-    copy_file_atomic(cached, run_dir / ANSWERS_FILE)
+    copy_file_atomic(cached, folder.answers)
     return True
 
 
-def _answers_to_cache(dataset: Dataset, run_dir: Path) -> None:
+def _answers_to_cache(dataset: Dataset, folder: PointFolder) -> None:
     try:
-        copy_file_atomic(run_dir / ANSWERS_FILE, _answers_cache_path(dataset, run_dir))
+        copy_file_atomic(folder.answers, _answers_cache_path(dataset, folder))
     except OSError as error:  # a read-only dataset cache only costs the next run the oracle again
         log.warning("could not cache reference answers: %s", error)
 
 
 def prepare_run(
     spec: RunSpec, run_dir: Path, dataset_cache: Path | None = None, point: PointFacts | None = None
-) -> dict[str, Any]:
+) -> PointRun:
     """Dataset, query set and reference answers for one point."""
     prepare_dataset(spec, run_dir, dataset_cache, point)
     return prepare_oracle(run_dir)

@@ -20,12 +20,11 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
+from tsbench.run.axes import AXIS_NAMES, BY_AXIS, axis_text
 from tsbench.spec import DEFAULT_START, DatasetSpec, RunSpec, SpecError
 from tsbench.timeutil import format_duration, parse_duration, parse_instant
 from tsbench.workload.usecases import get_use_case
 
-AXES = ("scales", "workers", "batch_size", "ingestion", "trials")  # in the order points are named
-POINT_FIELD = {"scales": "scale"}  # RunSpec's field of an axis, where the names differ
 ASSUMED_ROWS_PER_S = 100_000  # per target, load; a conservative figure for the estimate only
 ASSUMED_DATASET_BYTES_PER_ROW = 40  # Parquet of cpu rows, compressed (measured ~25-35 B)
 ASSUMED_STORED_BYTES_PER_ROW = 120  # the largest footprint per cpu row among the local targets
@@ -52,7 +51,7 @@ class SweepPoint:
         """Folder-safe, e.g. ``scale-100_workers-2``: the scale always, then the other axes that
         vary (a plain comparison's points are ``scale-<N>``, as before sweeps)."""
         named = {"scales": self.spec.scale, **{k: v for k, v in self.axes.items() if k != "scales"}}
-        return "_".join(f"{POINT_FIELD.get(k, k).replace('_', '-')}-{v}" for k, v in named.items())
+        return "_".join(f"{BY_AXIS[k].field.replace('_', '-')}-{v}" for k, v in named.items())
 
     def label(self) -> str:
         """For people, e.g. ``100 hosts · 4 workers`` (the axes that vary; the scale always)."""
@@ -155,13 +154,13 @@ def _budget_end(values: dict[str, Any], budget: int, scale: Any) -> tuple[int | 
 
 
 def expand_sweep(params: dict[str, Any], limits: SweepLimits = SweepLimits()) -> SweepPlan:
-    """Validate ``params`` (RunSpec fields; the ``AXES`` may be lists; ``duration`` instead of
-    ``end``; ``row_budget`` for cardinality mode) and return the product. Raises ``SpecError``
-    naming every problem — with the axis value that provokes it — and when the product is over
-    ``limits``."""
+    """Validate ``params`` (RunSpec fields; the axes of ``tsbench.run.axes`` may be lists;
+    ``duration`` instead of ``end``; ``row_budget`` for cardinality mode) and return the product.
+    Raises ``SpecError`` naming every problem — with the axis value that provokes it — and when
+    the product is over ``limits``."""
     values = {k: v for k, v in params.items() if v is not None and v != ""}
     problems: list[tuple[str, str]] = []
-    axes = {axis: _axis_values(values, axis, problems) for axis in AXES}
+    axes = {axis: _axis_values(values, axis, problems) for axis in AXIS_NAMES}
     if axes["scales"] == [None]:
         axes["scales"] = [100]
     budget = values.pop("row_budget", None)
@@ -171,11 +170,11 @@ def expand_sweep(params: dict[str, Any], limits: SweepLimits = SweepLimits()) ->
     _span(values, problems)
     if budget is not None and ("end" in values or "duration" in params):
         problems.append(("row_budget", "the row budget sets each scale's span: give no duration or end"))
-    varied = [axis for axis in AXES if len(axes[axis]) > 1]
+    varied = [axis for axis in AXIS_NAMES if len(axes[axis]) > 1]
     points = []
-    for combination in itertools.product(*(axes[axis] for axis in AXES)):
-        chosen = dict(zip(AXES, combination, strict=True))
-        point_values = {**values, **{POINT_FIELD.get(k, k): v for k, v in chosen.items() if v is not None}}
+    for combination in itertools.product(*(axes[axis] for axis in AXIS_NAMES)):
+        chosen = dict(zip(AXIS_NAMES, combination, strict=True))
+        point_values = {**values, **{BY_AXIS[k].field: v for k, v in chosen.items() if v is not None}}
         if budget is not None:
             end, problem = _budget_end(values, budget, chosen["scales"])
             if problem:
@@ -198,8 +197,8 @@ def expand_sweep(params: dict[str, Any], limits: SweepLimits = SweepLimits()) ->
 
 def _axis_field(name: str, chosen: dict[str, Any]) -> str:
     """A RunSpec field's problem named by the axis value that provoked it, e.g. ``workers (0)``."""
-    for axis in AXES:
-        if name == POINT_FIELD.get(axis, axis) and chosen[axis] is not None:
+    for axis in AXIS_NAMES:
+        if name == BY_AXIS[axis].field and chosen[axis] is not None:
             return f"{axis} ({chosen[axis]})"
     return name
 
@@ -228,16 +227,6 @@ def _check_limits(plan: SweepPlan, limits: SweepLimits) -> None:
     if problems:
         problems.append(("sweep", plan.summary()))
         raise SpecError(problems)
-
-
-AXIS_UNITS = {"scales": "hosts", "workers": "workers", "batch_size": "rows/batch", "trials": "trials"}
-
-
-def axis_text(axis: str, value: Any) -> str:
-    """``100 hosts``, ``4 workers``, ``per-host-runs`` (an axis value for people)."""
-    if isinstance(value, int):
-        return f"{value:,} {AXIS_UNITS.get(axis, axis)}"
-    return str(value)
 
 
 def describe_budget(budget: int, scales: list[int], interval: str = "10s") -> list[str]:

@@ -1,15 +1,7 @@
-"""A comparison run as phases over a run folder. Every phase reads what earlier phases wrote and
-writes its own JSON atomically, so phases can run in one process (``run_comparison``) or as
-separate pipeline tasks (Airflow), and a failed target never stops the others.
-
-Run folder layout::
-
-    run.json                    spec, dataset manifest summary, machine and client facts
-    queries.jsonl answers.jsonl the logical query set and the oracle's answers
-    targets/<name>/<phase>.json provision, load, footprint, cache_reset, queries, teardown, error
-    targets/<name>/rendered.jsonl  every query as sent to that database
-    result.json                 written by ``collect`` (a ``tsbench.results.model.RunResult``)
-"""
+"""One target's phases (``tsbench.run.phases``) over one point folder. Every phase reads what
+earlier phases wrote and writes its own record atomically (``tsbench.results.folder``), so phases
+can run in one process (``run_comparison``) or as separate pipeline tasks (Airflow), and a failed
+target never stops the others."""
 
 from __future__ import annotations
 
@@ -27,22 +19,21 @@ from tsbench.measure.resources import ResourceSampler
 from tsbench.measure.rollup import measure_rollup, remove_appended
 from tsbench.measure.wire_cache import WireCache, ensure_wire_cache
 from tsbench.results import model as records
-from tsbench.results.files import read_json, write_json_atomic
-from tsbench.run.phases import PHASES
+from tsbench.results.folder import PointFolder, TargetFolder
+from tsbench.results.record import Record
+from tsbench.run.phases import BY_NAME, ERROR_RECORD, PHASE_NAMES
 from tsbench.run.point_setup import new_run_id, prepare_run, run_dataset
 from tsbench.runtimes.base import Runtime, Server
 from tsbench.runtimes.select import runtime_for
 from tsbench.spec import RunSpec
 from tsbench.targets.base import Target, TargetError
 from tsbench.targets.registry import load_target
-from tsbench.workload.answer_file import ANSWERS_FILE, AnswerFile
+from tsbench.workload.answer_file import AnswerFile
 from tsbench.workload.dataset import Dataset
 from tsbench.workload.queries import read_query_set, write_jsonl
 from tsbench.workload.stored_rows import stored_rows
 
 log = logging.getLogger("tsbench.run")
-READS_ANSWERS = frozenset({"queries"})  # the only phase that opens them
-TARGETS = "targets"  # a point folder's folder of the per-target folders
 
 
 class TargetPhases:
@@ -61,16 +52,18 @@ class TargetPhases:
         ``runtime_options`` (credentials for its tools, an engine client factory)."""
         self.run_dir = run_dir
         self.name = name
-        self.dir = run_dir / TARGETS / name
+        self.point = PointFolder(run_dir)
+        self.folder: TargetFolder = self.point.target(name)
+        self.dir = self.folder.path
         self.dir.mkdir(parents=True, exist_ok=True)
-        self.run = read_json(run_dir / "run.json")
-        self.spec = RunSpec.parse(**self.run["spec"])
+        self.run = self.point.read_run()
+        self.spec = RunSpec.parse(**self.run.spec)
         self.runtime = runtime or runtime_for(
-            self.spec, run=self.run["run_id"], handoff=self.dir, **(runtime_options or {})
+            self.spec, run=self.run.run_id, handoff=self.dir, **(runtime_options or {})
         )
-        # Unique per comparison; the points of one server group (see group_phases) share it.
-        group = (self.run.get("point") or {}).get("server_group") or run_dir.name
-        self.instance = f"{self.run['run_id']}-{group}-{name}"
+        # Unique per comparison; the points of one server group (see tsbench.run.group) share it.
+        group = (self.run.point.server_group if self.run.point else "") or run_dir.name
+        self.instance = f"{self.run.run_id}-{group}-{name}"
         self.target_type = load_target(name)
         self._dataset: Dataset | None = None
 
@@ -91,31 +84,29 @@ class TargetPhases:
         finally:
             target.close()
 
-    def run_phase(self, name: str) -> dict[str, Any]:
-        """Run phase ``name``; its file gets ``wall_s``, the phase's wall time inside the library."""
-        self._started = time.perf_counter()
+    def run_phase(self, name: str) -> Record:
+        """Run phase ``name``; its record gets ``wall_s``, the phase's wall time inside the library."""
+        self._phase = BY_NAME[name].name
+        self._started: float | None = time.perf_counter()
         try:
             return getattr(self, name)()
         finally:
             self._started = None
 
-    def write(self, phase: str, record: records.Record | Mapping[str, Any]) -> dict[str, Any]:
-        """``targets/<name>/<phase>.json``: the phase's record (``tsbench.results.model``; a dict is
-        read as the phase's record type) with ``wall_s`` when a phase is running; returns its JSON."""
-        body = record.to_json() if isinstance(record, records.Record) else dict(record)
+    def write(self, record: Record, phase: str = "", **extra: Any) -> Record:
+        """The record into its file (``TargetFolder.write``), with ``extra`` keys and ``wall_s`` when
+        a phase is running, stamped with ``phase`` (default: the running phase); returns it as
+        written."""
         started = getattr(self, "_started", None)
         if started is not None:
-            body = {**body, "wall_s": time.perf_counter() - started}
-        if phase in records.PHASE_RECORDS:
-            body = records.PHASE_RECORDS[phase].from_json(body).to_json()
-        write_json_atomic(self.dir / f"{phase}.json", {"phase": phase, "target": self.name, **body})
-        error = self.dir / "error.json"
-        if error.is_file() and read_json(error).get("failed_phase") == phase:
-            error.unlink()  # a retry of the failed phase succeeded
-        return body
+            extra["wall_s"] = time.perf_counter() - started
+        if extra:
+            record = type(record).from_json({**record.to_json(), **extra})
+        self.folder.write(record, phase or (getattr(self, "_phase", "") if started is not None else ""))
+        return record
 
     # -- phases ---------------------------------------------------------------------------------
-    def provision(self) -> dict[str, Any]:
+    def provision(self) -> Record:
         started = time.perf_counter()
         server = self.runtime.provision(self.target_type, self.instance)
         with self.connect() as target:
@@ -123,7 +114,6 @@ class TargetPhases:
             declared = target.capabilities  # the instance's: a flavour may differ (InfluxDB 2)
         where = server.facts()
         return self.write(
-            "provision",
             records.Provision(
                 runtime=self.runtime.name,
                 seconds=time.perf_counter() - started,
@@ -143,7 +133,7 @@ class TargetPhases:
             ),
         )
 
-    def prepare(self) -> dict[str, Any]:
+    def prepare(self) -> Record:
         """The schema, and the wire-ready load bodies (encoded here, outside the load's timed
         window, and timed on their own: ``wire``)."""
         with self.connect() as target:
@@ -151,17 +141,14 @@ class TargetPhases:
             target.create_schema()
             schema_s = time.perf_counter() - started
         wire = self.wire_cache()
-        return self.write(
-            "prepare",
-            {"seconds": schema_s, "wire": wire.facts() if wire else None},
-        )
+        return self.write(records.Prepare(seconds=schema_s, wire=wire.facts() if wire else None))
 
     def wire_cache(self) -> WireCache | None:
         """This target's wire-ready bodies of the dataset (built once, then found in the cache)."""
         partitions = self.spec.workers if self.spec.hash_workers else 1
         return ensure_wire_cache(self.dataset, self.target_type, self.spec.batch_size, partitions)
 
-    def load(self) -> dict[str, Any]:
+    def load(self) -> Record:
         """``trials`` loads, each into a freshly created schema (so a retry never double-loads);
         the last trial's data stays for the queries."""
         trials = []
@@ -190,9 +177,7 @@ class TargetPhases:
                     )
                 )
                 if counts != expected:
-                    self.write(
-                        "load", records.LoadPhase(trials=trials, row_count_ok=False, expected_rows=kept)
-                    )
+                    self.write(records.LoadPhase(trials=trials, row_count_ok=False, expected_rows=kept))
                     raise TargetError(
                         f"{self.name}: rows after load {counts} differ from the expected {expected} (the "
                         "dataset's, less rows its data model cannot keep)"
@@ -200,7 +185,6 @@ class TargetPhases:
                 log.info("%s: row counts checked, %s equal the expected rows", self.name, counts)
         rates = sorted(t.rows_per_s for t in trials)
         return self.write(
-            "load",
             records.LoadPhase(
                 trials=trials,
                 row_count_ok=True,
@@ -228,7 +212,7 @@ class TargetPhases:
             bytes=own.bytes, note=own.note, parts=own.parts, disk_bytes=server.disk_bytes()
         )
 
-    def settle(self) -> dict[str, Any]:
+    def settle(self) -> Record:
         server = self.server()
         compression = None
         with self.connect() as target:
@@ -241,7 +225,6 @@ class TargetPhases:
             time.sleep(self.spec.settle_seconds)
             after_settle = self._footprint(target, server)
         return self.write(
-            "footprint",
             records.FootprintPhase(
                 after_load=after_load,
                 compression=compression,
@@ -250,23 +233,19 @@ class TargetPhases:
             ),
         )
 
-    def cache_reset(self) -> dict[str, Any]:
+    def cache_reset(self) -> Record:
         server = self.server()
         if not self.spec.resolved_query_types:
-            return self.write(
-                "cache_reset",
-                records.CacheReset(note="no queries in this run: no cold restart"),
-            )
+            return self.write(records.CacheReset(note="no queries in this run: no cold restart"))
         if not self.target_type.capabilities.restartable:
             return self.write(
-                "cache_reset",
-                records.CacheReset(restarted=False, os_cache_dropped=False, note="not restartable"),
+                records.CacheReset(restarted=False, os_cache_dropped=False, note="not restartable")
             )
-        return self.write("cache_reset", server.restart_cold())
+        return self.write(records.CacheReset.from_json(server.restart_cold()))
 
-    def queries(self) -> dict[str, Any]:
-        queries = read_query_set(self.run_dir / "queries.jsonl")
-        expected = AnswerFile(self.run_dir / ANSWERS_FILE)
+    def queries(self) -> Record:
+        queries = read_query_set(self.point.queries)
+        expected = AnswerFile(self.point.answers)
         unsupported = self.target_type.capabilities.unsupported
         runnable = [q for q in queries if q.type not in unsupported]
         server = self.server()
@@ -276,7 +255,7 @@ class TargetPhases:
                 remove_appended(target, self.dataset, self.name)
             rendered = {q.id: target.render(q) for q in runnable}
             write_jsonl(
-                self.dir / "rendered.jsonl",
+                self.folder.rendered,
                 ({"id": q.id, "type": q.type, "text": rendered[q.id]} for q in runnable),
             )
             passes = []
@@ -295,32 +274,30 @@ class TargetPhases:
                 )
         in_run = {t: r for t, r in unsupported.items() if t in {q.type for q in queries}}
         record = _queries_record(passes, in_run, sampler.summary(), rollup, rollup_passes)
-        return self.write("queries", record)
+        return self.write(record)
 
-    def teardown(self) -> dict[str, Any]:
+    def teardown(self) -> Record:
         """Stop the server and remove its files; safe to call at any point, even twice."""
         started = time.perf_counter()
         self.runtime.teardown(self.instance)
-        return self.write("teardown", records.Teardown(seconds=time.perf_counter() - started))
+        return self.write(records.Teardown(seconds=time.perf_counter() - started))
 
-    def fail(self, phase: str, error: BaseException) -> dict[str, Any]:
+    def fail(self, phase: str, error: BaseException) -> Record:
         log.error("target %s failed in %s: %s", self.name, phase, error)
-        return self.write(
-            "error", records.PhaseError(failed_phase=phase, error=f"{type(error).__name__}: {error}")
-        )
+        return self.write(ERROR_RECORD(failed_phase=phase, error=f"{type(error).__name__}: {error}"))
 
     def run_all(self) -> bool:
         """Every phase in order; teardown always runs. Returns True when the target succeeded."""
         phase = "provision"
         try:
-            for phase in PHASES[:-1]:
+            for phase in PHASE_NAMES[:-1]:
                 self.run_phase(phase)
             return True
         except Exception as error:
             self.fail(phase, error)
             return False
         finally:
-            self.run_phase("teardown")
+            self.run_phase(PHASE_NAMES[-1])
 
 
 def _queries_record(

@@ -77,7 +77,7 @@ def _rows_check(
 
 def load_suite(run: RunResult) -> SuiteSpec:
     """Per target: its status and its rows against the dataset's (module docstring)."""
-    dataset_rows: dict[str, int] = dict(run.dataset.get("rows") or {})
+    dataset_rows: dict[str, int] = dict(run.dataset.rows)
     rows, checks = [], []
     for name in target_names(run):
         body = run.targets.get(name)

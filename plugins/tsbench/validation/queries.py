@@ -24,7 +24,9 @@ from typing import Any
 
 import pandas as pd
 
+from tsbench.results.folder import PointFolder
 from tsbench.results.model import QueriesPhase, QueryStats, RunResult, TargetResult
+from tsbench.spec import RunSpec
 from tsbench.validation.checks import Check, Frame, SuiteSpec
 from tsbench.validation.load import target_names
 
@@ -33,7 +35,7 @@ PASSES = ("cold", "hot")
 
 def requested_types(run_dir: Path, result: RunResult) -> dict[str, int]:
     """Query type → number of queries of that type in the run's query set (in query-set order)."""
-    path = run_dir / "queries.jsonl"
+    path = PointFolder(run_dir).queries
     counts: dict[str, int] = {}
     if path.is_file():
         with path.open() as handle:
@@ -42,8 +44,8 @@ def requested_types(run_dir: Path, result: RunResult) -> dict[str, int]:
                     qtype = json.loads(line)["type"]
                     counts[qtype] = counts.get(qtype, 0) + 1
         return counts
-    per_type = int(result.spec.get("queries_per_type") or 0)
-    return dict.fromkeys(result.spec.get("query_types") or [], per_type)
+    spec = RunSpec.recorded(result.spec)
+    return dict.fromkeys(spec.query_types or [], spec.queries_per_type)
 
 
 def _coverage(stats: dict[str, QueryStats | None], queries: int, hot_passes: int) -> tuple[str, int]:
@@ -168,7 +170,7 @@ def _compared_check(name: str, queries: QueriesPhase) -> tuple[dict[str, Any], C
 def queries_suite(run_dir: Path, run: RunResult) -> SuiteSpec:
     """The suite's two frames (per target × type, per target) with their checks (module docstring)."""
     types = requested_types(run_dir, run)
-    hot_default = int(run.spec.get("hot_runs") or 0)
+    hot_default = RunSpec.recorded(run.spec).hot_runs
     rows, checks, target_rows, target_checks = [], [], [], []
     for name in target_names(run):
         body = run.targets.get(name) or TargetResult()

@@ -22,7 +22,8 @@ from tsbench.results.documents import (
     scale_dirs,
     stored_results,
 )
-from tsbench.results.files import read_json, write_json_atomic
+from tsbench.results.files import write_json_atomic
+from tsbench.results.folder import RESULT, PointFolder, RunFolder
 from tsbench.results.model import RunResult, Validation
 from tsbench.run.point_setup import run_dataset
 from tsbench.timeutil import format_instant
@@ -50,12 +51,12 @@ def _open_dataset(
     try:
         if dataset:
             return Dataset.open(dataset), ""
-        if (run_dir / "run.json").is_file():
-            return run_dataset(read_json(run_dir / "run.json")), ""
-        if result.dataset.get("path"):
-            return Dataset.open(result.dataset["path"]), ""
+        if PointFolder(run_dir).has_run():
+            return run_dataset(PointFolder(run_dir).read_run()), ""
+        if result.dataset.path:
+            return Dataset.open(result.dataset.path), ""
     except Exception as error:  # missing folder, no manifest, unknown format, other bytes
-        return None, f"cannot open the dataset at {dataset or result.dataset.get('path')}: {error}"
+        return None, f"cannot open the dataset at {dataset or result.dataset.path}: {error}"
     return None, "result.json names no dataset path"
 
 
@@ -90,7 +91,7 @@ def _outcome(run_id: str, suites: list[dict[str, Any]], started: float, version:
 def _write_outcome(run_dir: Path, outcome: dict[str, Any]) -> None:
     """``validation.json``, checked against its record (``tsbench.results.model.Validation``)."""
     Validation.from_json(outcome)
-    write_json_atomic(run_dir / "validation.json", outcome)
+    RunFolder(run_dir).write_validation(outcome)
 
 
 def _validate_one(
@@ -128,7 +129,7 @@ def _validate_one(
     run_id = result.run_id if result.has("run_id") else run_dir.name
     outcome = _outcome(run_id, suites, started, runner.gx.__version__)
     for name, document in documents.items():
-        write_json_atomic(run_dir / "validation" / f"{name}.json", document)
+        write_json_atomic(RunFolder(run_dir).suite_document(name), document)
     _write_outcome(run_dir, outcome)
     return outcome
 
@@ -195,7 +196,7 @@ def validate_run(
     started = time.perf_counter()
     runner = GxRunner()
     settings = (tolerance, window, min_history, memory_limit)
-    if kind == "result.json":
+    if kind == RESULT:
         outcome = _validate_one(run_dir, read_result(run_dir), earlier, runner, dataset, *settings)
     else:
         outcome = _validate_comparison(run_dir, document.run_id, earlier, runner, settings, started)

@@ -16,10 +16,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from tsbench.published import Check, Claim, Published, PublishedFigure
-from tsbench.results.model import Number, RunResult
+from tsbench.results.model import MachineFacts, Number, RunResult
 from tsbench.verdicts.checks import (
     CheckVerdict,
     Verdict,
@@ -97,9 +96,10 @@ def _differences(published: Published, check: Check, runs: Sequence[RunResult]) 
 
 def machine_difference(published: Published, runs: Sequence[RunResult]) -> str:
     """The study's machine beside this run's (every claim and figure differs in it)."""
-    machine: dict[str, Any] = runs[0].machine if runs else {}
-    memory = machine.get("memory_bytes")
-    here = f"{machine.get('cores', '?')} cores" + (f", {memory / 2**30:.0f} GiB" if memory else "")
+    machine = runs[0].machine if runs else MachineFacts()
+    memory = machine.memory_bytes
+    cores = machine.cores if machine.cores is not None else "?"
+    here = f"{cores} cores" + (f", {memory / 2**30:.0f} GiB" if memory else "")
     return f"study: {published.machine}; here: {here}"
 
 

@@ -46,11 +46,11 @@ def _bound(have: object, bound: int | None, at_least: bool, unit: str) -> str:
 
 
 def _min_cores(condition: Condition, run: RunResult) -> str:
-    return _bound(run.machine.get("cores"), condition.min_cores, True, "cores")
+    return _bound(run.machine.cores, condition.min_cores, True, "cores")
 
 
 def _larger_than_memory(condition: Condition, run: RunResult) -> str:
-    memory = run.machine.get("memory_bytes")
+    memory = run.machine.memory_bytes
     short = []
     for name in condition.larger_than_memory or []:
         body = run.targets.get(name)
@@ -74,7 +74,7 @@ def _max_scale(condition: Condition, run: RunResult) -> str:
 
 
 def _min_rows(condition: Condition, run: RunResult) -> str:
-    rows = run.dataset.get("rows")
+    rows = run.dataset.rows
     total = sum(rows.values()) if isinstance(rows, dict) else None
     return _bound(total, condition.min_rows, True, "rows")
 

@@ -18,6 +18,7 @@ from tsbench.report.sections.queries import QueriesSection, QueryCell
 from tsbench.report.sections.status import TargetView
 from tsbench.report.spread import CV_LIMIT
 from tsbench.results.model import CacheReset, RunResult, TargetResult
+from tsbench.spec import RunSpec
 
 SEVERITY_ORDER = {"bad": 0, "warn": 1, "info": 2}
 
@@ -119,7 +120,7 @@ def _cold_text(run: Run, target: TargetView) -> str:
 
 
 def _rows_total(run: Run) -> int:
-    return run.result.dataset.get("rows_total") or 0
+    return run.result.dataset.rows_total or 0
 
 
 def _few_samples(run: Run) -> list[str]:
@@ -136,7 +137,7 @@ def _incomplete_load_text(run: Run, row: LoadRow) -> str:
 
 
 def _same_machine_text(run: Run, _: Any) -> str:
-    cores = run.result.machine.get("cores")
+    cores = run.result.machine.cores
     return (
         "Database servers and the benchmark client ran on the same machine"
         + (f" ({cores} cores)" if cores else "")
@@ -176,7 +177,7 @@ def _noisy_queries_text(run: Run, item: tuple[TargetView, list[tuple[str, float]
 
 def _in_containers(run: Run, _: Any) -> bool:
     remote = [t for t in run.targets if t.runtime in ("aws", "docker")]
-    return bool(remote) and run.spec.get("runtime") == "docker"
+    return bool(remote) and RunSpec.recorded(run.spec).runtime == "docker"
 
 
 RULES: tuple[Rule, ...] = (
@@ -224,7 +225,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "info",
         lambda run, _: (
-            bool(run.spec.get("queries_per_type", 0)) and run.spec["queries_per_type"] < FEW_QUERIES
+            0 < RunSpec.recorded(run.spec).queries_per_type < FEW_QUERIES
         ),
         lambda run, _: (
             f"Only {run.spec['queries_per_type']} queries per type and pass: p95/p99 are "
@@ -233,7 +234,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "info",
-        lambda run, _: run.spec.get("trials", 1) == 1,
+        lambda run, _: RunSpec.recorded(run.spec).trials == 1,
         lambda run, _: "Each load ran once (trials = 1): no median over trials, no spread.",
     ),
     Rule(
@@ -244,10 +245,10 @@ RULES: tuple[Rule, ...] = (
             "0.5 s resource sampler: its load CPU/memory figures are rough."
         ),
     ),
-    Rule("info", lambda run, _: run.spec.get("runtime", "local") == "local", _same_machine_text),
+    Rule("info", lambda run, _: RunSpec.recorded(run.spec).runtime == "local", _same_machine_text),
     Rule(
         "info",
-        lambda run, _: run.spec.get("runtime") == "aws",
+        lambda run, _: RunSpec.recorded(run.spec).runtime == "aws",
         lambda run, _: (
             "Each database ran on its own cloud host provisioned for this run (see Environment); "
             "the benchmark client ran on the orchestrator and reached it over the network, so latencies "

@@ -9,9 +9,10 @@ from typing import Any
 from tsbench.report.sections.common import TargetNote
 from tsbench.report.sections.queries import QueriesSection, QueryCell
 from tsbench.report.sections.status import TargetView
-from tsbench.results.model import RunResult
+from tsbench.results.model import MachineFacts, RunResult
+from tsbench.spec import RunSpec
 
-MACHINE_KEYS = {"cpu_model", "cores", "memory_bytes", "os", "kernel", "python", "hostname_hash"}
+MACHINE_KEYS = set(MachineFacts.model_fields)
 
 
 @dataclass(frozen=True)
@@ -54,20 +55,20 @@ class AppendixSection:
 def environment_section(run: RunResult, targets: Sequence[TargetView]) -> EnvironmentSection:
     """Machine facts as (label, value) rows (unknown keys after the known ones), clients, servers."""
     machine = run.machine
-    memory = machine.get("memory_bytes")
+    memory = machine.memory_bytes
     facts = [
-        ("CPU", machine.get("cpu_model", "")),
-        ("Cores", machine.get("cores", "")),
+        ("CPU", machine.cpu_model),
+        ("Cores", machine.cores if machine.cores is not None else ""),
         ("Memory", f"{memory / 2**30:.1f} GiB" if memory else ""),
-        ("OS", machine.get("os", "")),
-        ("Kernel", machine.get("kernel", "")),
-        ("Python", machine.get("python", "")),
-        ("Runtime", run.spec.get("runtime", "")),
-        ("Host (hash of the name)", machine.get("hostname_hash", "")),
+        ("OS", machine.os),
+        ("Kernel", machine.kernel),
+        ("Python", machine.python),
+        ("Runtime", RunSpec.recorded(run.spec).runtime),
+        ("Host (hash of the name)", machine.hostname_hash),
     ]
-    facts += [(key, value) for key, value in machine.items() if key not in MACHINE_KEYS]
+    facts += [(key, value) for key, value in machine.to_json().items() if key not in MACHINE_KEYS]
     return EnvironmentSection(
-        machine=facts, cores=machine.get("cores"), clients=sorted(run.clients.items()), servers=targets
+        machine=facts, cores=machine.cores, clients=sorted(run.clients.items()), servers=targets
     )
 
 

@@ -19,6 +19,7 @@ from tsbench.results.model import (
     Resources,
     RunResult,
 )
+from tsbench.spec import RunSpec
 from tsbench.verdicts.noise import FOOTPRINT_TOLERANCE
 
 
@@ -125,7 +126,7 @@ def resources_section(
 ) -> list[ResourceRow]:
     """Server CPU/RSS per target and phase (the median load trial, the query passes)."""
     rows = []
-    trials = run.spec.get("trials", 1)
+    trials = RunSpec.recorded(run.spec).trials
     for target, load_row in zip(targets, load_rows, strict=True):
         queries = run.targets[target.name].queries or QueriesPhase()
         if load_row.resources is not None:

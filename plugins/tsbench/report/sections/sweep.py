@@ -16,11 +16,8 @@ from tsbench.report.sections.common import colours, leaders
 from tsbench.report.sections.point_view import PointView
 from tsbench.report.sections.status import TargetView
 from tsbench.report.spread import Spread
-from tsbench.run.sweep import AXES, POINT_FIELD
+from tsbench.run.axes import AXES, BY_AXIS
 from tsbench.verdicts.noise import RATE_TOLERANCE
-
-NUMERIC_AXES = ("scales", "workers", "batch_size")
-AXIS_TITLES = {"scales": "hosts", "workers": "workers", "batch_size": "batch size (rows)"}
 
 
 @dataclass(frozen=True)
@@ -45,16 +42,17 @@ class SweepTable:
 
     @property
     def title(self) -> str:
-        return f"Load rate by {AXIS_TITLES[self.axis]}" + (f", {self.fixed}" if self.fixed else "")
+        return f"Load rate by {BY_AXIS[self.axis].chart_title}" + (f", {self.fixed}" if self.fixed else "")
 
 
 def _field(axis: str) -> str:
-    return POINT_FIELD.get(axis, axis)
+    return BY_AXIS[axis].field
 
 
 def _varied(scales: Sequence[PointView]) -> list[str]:
     """The axes whose value differs between points, in ``AXES`` order."""
-    return [axis for axis in AXES if len({repr(s.run.spec.get(_field(axis))) for s in scales}) > 1]
+    names = [axis.name for axis in AXES]
+    return [axis for axis in names if len({repr(s.run.spec.get(_field(axis))) for s in scales}) > 1]
 
 
 def _cells(scale: PointView, targets: Sequence[TargetView]) -> list[SweepCell]:
@@ -82,7 +80,14 @@ def _table(
     if not drawn:
         return table
     chart = charts.sweep_chart(
-        key, xs, drawn, ranges, colours(targets), table.title, "rows/s (median trial)", AXIS_TITLES[axis]
+        key,
+        xs,
+        drawn,
+        ranges,
+        colours(targets),
+        table.title,
+        "rows/s (median trial)",
+        BY_AXIS[axis].chart_title,
     )
     return SweepTable(key, axis, words, list(targets), rows, chart)
 
@@ -105,7 +110,7 @@ def sweep_tables(scales: Sequence[PointView], targets: Sequence[TargetView]) -> 
     at least two points); empty for a single point or a sweep over no numeric axis."""
     varied = _varied(scales)
     tables = []
-    for axis in [a for a in varied if a in NUMERIC_AXES]:
+    for axis in [a for a in varied if BY_AXIS[a].numeric]:
         others = [a for a in varied if a != axis]
         combos = sorted({tuple(s.run.spec.get(_field(a)) for a in others) for s in scales}, key=_natural)
         for combo in combos:
