@@ -102,6 +102,10 @@ class ServerDefinition:
     install_env: Mapping[str, str] = field(default_factory=dict)
     # The cloud host's steps, in order: files in targets/ (default: the target's cloud_install.sh).
     cloud_steps: tuple[str, ...] = ()
+    # Files the cloud host's steps write, by the name of the shell function that prints each: rendered
+    # by the target's own Python from the declaration its other runtimes use too, with $VARIABLES and
+    # $(scaled …) words the host expands (runtimes/cloud_install.py).
+    cloud_files: Mapping[str, str] = field(default_factory=dict)
     # Position among the targets scripts/main.sh compares by default, which scripts/install_all.sh
     # installs up front (0: neither; the server's sources are not reachable from every machine).
     main_job: int = 0
