@@ -9,7 +9,7 @@ import pytest
 
 from tsbench.runtimes.definition import load_definition
 from tsbench.runtimes.local import ServerRecipe
-from tsbench.targets.base import Capabilities, Target
+from tsbench.targets.base import Capabilities, Endpoint, Target
 from tsbench.targets.registry import load_target, target_names
 from tsbench.workload.queries import DataRange, generate_queries
 from tsbench.workload.query_types import QUERY_TYPES
@@ -49,6 +49,17 @@ def test_folder_has_the_same_parts(name: str) -> None:
         assert (folder / part).is_file(), f"targets/{name}/{part} is missing"
     readme = (folder / "README.md").read_text().lower()
     assert "version" in readme and "schema" in readme
+
+
+@pytest.mark.parametrize("name", target_names())
+def test_a_runtime_can_build_its_ready_check_from_an_endpoint_alone(name: str) -> None:
+    """``runtimes.contract.ServedTarget.answering``: no server is contacted before ``version``."""
+    endpoint = Endpoint("127.0.0.1", {role: 1 for role in load_target(name).server_recipe().port_roles})
+    target = load_target(name).answering(endpoint)
+    try:
+        assert isinstance(target, load_target(name)) and target.endpoint == endpoint
+    finally:
+        target.close()
 
 
 @pytest.mark.parametrize("name", target_names())

@@ -140,8 +140,9 @@ def test_local_docker_and_cloud_carry_the_same_tuning(name: str, tmp_path: Path)
     assert carries(docker_text(name), settings) == {}, "docker container"
     assert cloud_settings(definition, here)[0] == settings, "cloud host"
     body = "".join(path.read_text() for path in definition.cloud_scripts)
-    if definition.tuning:
-        assert "tsbench_settings" in body, "the cloud script writes the table"
+    if definition.tuning:  # as the header prints it, or in a file rendered from the table (cloud_files)
+        writers = ["tsbench_settings", *definition.cloud_files]
+        assert any(writer in body for writer in writers), "the cloud script writes the table"
     for key in definition.process:
         assert f"$process_{key}" in body or f"${{process_{key}}}" in body, f"the cloud script uses {key}"
 

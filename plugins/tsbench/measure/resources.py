@@ -3,39 +3,18 @@
 CPU % is summed over the server process and its children (PostgreSQL backends, for example), so
 100 % = one core busy; RSS is summed likewise (shared pages count once per process: an upper bound).
 Where the server runs (local process, container, remote host) decides how a sample is taken: the
-sampler asks a ``UsageProbe`` (``tsbench.runtimes.base``); ``ProcessTreeProbe`` is the local one.
+sampler asks a ``UsageProbe`` (``tsbench.runtimes.base``); the local runtime's is
+``runtimes/process_probe.py``.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
-import psutil
-
 from tsbench.runtimes.base import UsageProbe
-
-
-class ProcessTreeProbe:
-    """CPU % since the previous ``measure`` and RSS of local processes (psutil)."""
-
-    def __init__(self, processes: Callable[[], list[psutil.Process]]):
-        self.processes = processes
-        self._seen: dict[int, psutil.Process] = {}
-
-    def measure(self) -> tuple[float, int]:
-        cpu, rss = 0.0, 0
-        for proc in self.processes():
-            known = self._seen.setdefault(proc.pid, proc)  # cpu_percent needs the same object
-            try:
-                cpu += known.cpu_percent(None)
-                rss += known.memory_info().rss
-            except (psutil.NoSuchProcess, psutil.AccessDenied):
-                self._seen.pop(proc.pid, None)
-        return cpu, rss
 
 
 class ResourceSampler:

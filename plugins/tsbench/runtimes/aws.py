@@ -38,6 +38,7 @@ from typing import Any
 from tsbench.results.files import write_json_atomic, write_private_json
 from tsbench.runtimes.cloud_install import target_script, write_install_script
 from tsbench.runtimes.container_spec import ContainerSpec, pick_container
+from tsbench.runtimes.contract import ServedTarget, TargetError
 from tsbench.runtimes.definition import load_definition
 from tsbench.runtimes.handoff import read_shared_record, write_shared_record
 from tsbench.runtimes.local import REPO, state_root
@@ -45,7 +46,6 @@ from tsbench.runtimes.options import AwsOptions
 from tsbench.runtimes.remote import AgentClient, RemoteServer
 from tsbench.runtimes.secret_key import deployment_key, derived_secret, instance_secret_values
 from tsbench.runtimes.terraform import Terraform
-from tsbench.targets.base import Target, TargetError
 
 log = logging.getLogger("tsbench.aws")
 ENV_ROOT = REPO / "infra" / "envs" / "aws"
@@ -172,7 +172,7 @@ class AwsRuntime:
         return bool(shared and deployment_key())
 
     # -- the Runtime protocol ----------------------------------------------------------------------
-    def provision(self, target_type: type[Target], instance: str) -> RemoteServer:
+    def provision(self, target_type: type[ServedTarget], instance: str) -> RemoteServer:
         script = target_script(target_type.name)
         if not script.is_file():
             raise TargetError(f"{target_type.name}: no cloud install script at {script}")

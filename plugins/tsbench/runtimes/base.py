@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from tsbench.targets.base import Endpoint, Target
+from tsbench.runtimes.contract import Endpoint, ServedTarget
 
 
 class UsageProbe(Protocol):
@@ -49,7 +49,7 @@ class Runtime(Protocol):
 
     name: str
 
-    def provision(self, target_type: type[Target], instance: str) -> Server: ...
+    def provision(self, target_type: type[ServedTarget], instance: str) -> Server: ...
 
     def attach(self, instance: str) -> Server: ...
 

@@ -1,15 +1,15 @@
 """The cloud host's install script, rendered from a target's ``ServerDefinition``.
 
 ``render_install_script`` joins three parts into the one script the benchmark host runs
-(``/opt/tsbench/install_db.sh``): a header generated from ``targets/<name>/definition.py`` (the
-version variable and ``tsbench_settings``, which prints the tuning table evaluated on the VM's own
-cores and memory), the shared helpers of ``cloud_lib.sh`` (``log``, ``apt_get``, ``install_db_unit``,
-``wait_ready``) and the target's ``cloud_install.sh`` (its packages, files and unit lines). The
-target's script therefore names no version and restates no setting.
-"""
+(``/opt/tsbench/install_db.sh``): a header generated from ``targets/<name>/definition.py`` (the version
+variable, ``tsbench_settings``, which prints the tuning table evaluated on the VM's own cores and memory,
+and a function printing each of the definition's ``cloud_files``), the shared helpers of ``cloud_lib.sh``
+(``log``, ``apt_get``, ``install_db_unit``, ``wait_ready``) and the target's ``cloud_install.sh`` (its
+packages, files and unit lines). The target's script therefore names no version and restates no setting."""
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Mapping
 from pathlib import Path
@@ -49,6 +49,19 @@ def bash_words(table: Mapping[str, TuningValue]) -> list[tuple[str, str]]:
     ]
 
 
+FILE_END = "TSBENCH_FILE"
+
+
+def file_bodies(definition: ServerDefinition) -> list[tuple[str, str]]:
+    """``(shell function, text)`` per cloud file. The text goes into an unquoted here-document, so
+    the host expands its ``$`` words; ValueError for a backslash or backtick (the shell would read
+    them too), a function name that is no identifier, or a line that would end the document."""
+    for name, text in definition.cloud_files.items():
+        if not name.isidentifier() or re.search(r"[\\`]", text) or FILE_END in text.splitlines():
+            raise ValueError(f"{definition.name}: cloud file {name!r} cannot be written by a here-document")
+    return [(name, text.rstrip("\n")) for name, text in definition.cloud_files.items()]
+
+
 def render_install_script(definition: ServerDefinition) -> str:
     """The complete install script for ``definition``'s server on a cloud host."""
     environment = {"TSBENCH_TARGET": definition.name, **definition.install_environment()}
@@ -58,6 +71,8 @@ def render_install_script(definition: ServerDefinition) -> str:
         environment=environment,
         settings=bash_words(definition.tuning),
         process=bash_words(definition.process),
+        files=file_bodies(definition),
+        file_end=FILE_END,
         library=LIBRARY.read_text().strip("\n") + "\n",
         steps=[
             (path.relative_to(TARGETS_DIR), _without_preamble(path.read_text()))

@@ -102,6 +102,10 @@ class ServerDefinition:
     install_env: Mapping[str, str] = field(default_factory=dict)
     # The cloud host's steps, in order: files in targets/ (default: the target's cloud_install.sh).
     cloud_steps: tuple[str, ...] = ()
+    # Files the cloud host's steps write, by the name of the shell function that prints each: rendered
+    # by the target's own Python from the declaration its other runtimes use too, with $VARIABLES and
+    # $(scaled …) words the host expands (runtimes/cloud_install.py).
+    cloud_files: Mapping[str, str] = field(default_factory=dict)
     # Position among the targets scripts/main.sh compares by default, which scripts/install_all.sh
     # installs up front (0: neither; the server's sources are not reachable from every machine).
     main_job: int = 0
@@ -162,11 +166,15 @@ def shell_assignments(definition: ServerDefinition) -> str:
     return "".join(f"{key}={value}\n" for key, value in definition.install_environment().items())
 
 
+def defined_targets() -> list[str]:
+    """Target folders that declare a server definition (``targets/<name>/definition.py``), sorted:
+    found by that file, so the runtimes never import the targets package to list them."""
+    return sorted(path.parent.name for path in TARGETS_DIR.glob("*/definition.py"))
+
+
 def main_job_targets() -> list[str]:
     """The targets of the main job (``scripts/main.sh``, ``install_all.sh``), in their order."""
-    from tsbench.targets.registry import target_names
-
-    found = (load_definition(name) for name in target_names())
+    found = (load_definition(name) for name in defined_targets())
     chosen = [definition for definition in found if definition is not None and definition.main_job]
     return [definition.name for definition in sorted(chosen, key=lambda definition: definition.main_job)]
 
@@ -174,9 +182,7 @@ def main_job_targets() -> list[str]:
 def local_targets() -> list[str]:
     """Targets whose server runs as a local process here: the main job's, then those built from
     source on first use (``local_build_minutes``)."""
-    from tsbench.targets.registry import target_names
-
-    built = [name for name in target_names() if (d := load_definition(name)) and d.local_build_minutes]
+    built = [name for name in defined_targets() if (d := load_definition(name)) and d.local_build_minutes]
     return [*main_job_targets(), *(name for name in built if name not in main_job_targets())]
 
 

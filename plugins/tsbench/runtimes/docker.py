@@ -34,7 +34,6 @@ Modules: this one (``DockerRuntime``: provision, attach, teardown, images, cache
 from __future__ import annotations
 
 import contextlib
-import importlib
 import json
 import os
 import shutil
@@ -48,6 +47,7 @@ from docker.errors import NotFound  # a container or volume that is gone already
 
 from tsbench.results.files import write_private_json
 from tsbench.runtimes.container_spec import ContainerSpec, pick_container
+from tsbench.runtimes.contract import ServedTarget, TargetError, class_at, class_path
 from tsbench.runtimes.disk import drop_os_caches
 from tsbench.runtimes.docker_arguments import (
     LABEL_INSTANCE,
@@ -76,7 +76,6 @@ from tsbench.runtimes.handoff import ElsewhereError, read_shared_record, write_s
 from tsbench.runtimes.local import state_root
 from tsbench.runtimes.ports import free_ports
 from tsbench.runtimes.secret_key import deployment_key, derived_secret, instance_secret_values
-from tsbench.targets.base import Target, TargetError
 
 if TYPE_CHECKING:
     from tsbench.runtimes.options import DockerOptions
@@ -186,7 +185,7 @@ class DockerRuntime:
         return values
 
     # -- Runtime protocol ------------------------------------------------------------------------
-    def provision(self, target_type: type[Target], instance: str) -> DockerServer:
+    def provision(self, target_type: type[ServedTarget], instance: str) -> DockerServer:
         """Pull, create volumes and the container, start it and wait until ready (a fresh instance:
         whatever an earlier instance of that name left is removed first)."""
         target = target_type.name
@@ -200,7 +199,7 @@ class DockerRuntime:
         return self.provision_spec(target_type, instance, flavour, spec)
 
     def provision_spec(
-        self, target_type: type[Target], instance: str, flavour: str, spec: ContainerSpec
+        self, target_type: type[ServedTarget], instance: str, flavour: str, spec: ContainerSpec
     ) -> DockerServer:
         """``provision`` with a given container spec (``provision`` picks the target's own)."""
         target = target_type.name
@@ -243,7 +242,7 @@ class DockerRuntime:
             "ports": {role: port for role, port in host_ports.items() if port is not None},
             "engine": client_address(client),
             "generated_secrets": sorted(generated),
-            "target_class": f"{target_type.__module__}:{target_type.__qualname__}",
+            "target_class": class_path(target_type),
             "spec": spec_to_json(spec),
         }
         server = DockerServer(self, instance, state, target_type, spec)
@@ -259,8 +258,7 @@ class DockerRuntime:
         state = self.record(instance)
         if state is None:
             raise TargetError(f"no docker server instance {instance!r} under {self.root}")
-        module, _, name = state["target_class"].partition(":")
-        target_type = getattr(importlib.import_module(module), name)
+        target_type = class_at(state["target_class"])
         return DockerServer(self, instance, state, target_type, spec_from_json(state["spec"]))
 
     def teardown(self, instance: str) -> None:

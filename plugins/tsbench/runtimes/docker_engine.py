@@ -15,7 +15,7 @@ import docker
 import docker.errors
 import requests
 
-from tsbench.targets.base import TargetError
+from tsbench.runtimes.contract import TargetError
 
 if TYPE_CHECKING:
     pass

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import docker
 import docker.errors
-import pyarrow as pa
 
 from tsbench.runtimes.container_spec import ContainerSpec
+from tsbench.runtimes.contract import Endpoint, ServedTarget, TargetError
 from tsbench.runtimes.docker_arguments import (
     config_text,
     health_deadline_s,
@@ -25,7 +25,6 @@ from tsbench.runtimes.docker_engine import (
     redact,
 )
 from tsbench.runtimes.docker_stats import cpu_ns, cpu_percent, read_time_ns, resident_bytes
-from tsbench.targets.base import Endpoint, Target, TargetError
 
 if TYPE_CHECKING:
     from docker.models.containers import Container
@@ -44,9 +43,6 @@ class ContainerHost(Protocol):
         self, instance: str, spec: ContainerSpec, state: Mapping[str, Any]
     ) -> dict[str, str]: ...
     def drop_caches(self, image: str) -> tuple[bool, str]: ...
-
-
-READY_USE_CASE = "cpu-only"  # the ready check only connects; any use case will do
 
 
 class ContainerUsageProbe:
@@ -81,7 +77,7 @@ class DockerServer:
         runtime: ContainerHost,
         instance: str,
         state: dict[str, Any],
-        target_type: type[Target],
+        target_type: type[ServedTarget],
         spec: ContainerSpec,
     ):
         self.runtime = runtime
@@ -129,9 +125,7 @@ class DockerServer:
 
     def target_answers(self) -> None:
         """The target's own ready check: connect and ask the server its version."""
-        from tsbench.workload.usecases import get_use_case
-
-        target = self.target_type(self.endpoint(), get_use_case(READY_USE_CASE), pa.table({}))
+        target = self.target_type.answering(self.endpoint())
         try:
             target.version()
         finally:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from tsbench.results.files import read_json, write_json_atomic
-from tsbench.targets.base import TargetError
+from tsbench.runtimes.contract import TargetError
 
 RECORD = "server_instance.json"
 

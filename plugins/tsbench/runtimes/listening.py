@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 import psutil
 
-from tsbench.targets.base import TargetError
+from tsbench.runtimes.contract import TargetError
 
 
 def listening_sockets(processes: Iterable[psutil.Process]) -> list[tuple[str, int]]:

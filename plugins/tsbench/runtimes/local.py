@@ -3,7 +3,7 @@
 State of one server instance lives in ``<state root>/<instance>/`` (default root
 ``$TSBENCH_STATE`` or ``/var/tmp/tsbench``, readable by the service users recipes run as)::
 
-    instance.json   recipe name, ports, pid, endpoint (so another process can attach)
+    instance.json   recipe name and class, ports, pid, endpoint (so another process can attach)
     server.log      the server's stdout/stderr
     data/ …         whatever the recipe keeps
 
@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 
 import psutil
 
-from tsbench.measure.resources import ProcessTreeProbe
+from tsbench.runtimes.contract import Endpoint, ServedTarget, TargetError, class_at, class_path
 from tsbench.runtimes.definition import ServerDefinition
 from tsbench.runtimes.disk import allocated_bytes, drop_os_caches
 from tsbench.runtimes.handoff import ElsewhereError, read_record, write_record
@@ -37,7 +37,7 @@ from tsbench.runtimes.listening import listening_sockets, require_loopback
 from tsbench.runtimes.ports import free_ports, port_open, start_on_new_ports_if_taken
 from tsbench.runtimes.process_env import server_environment
 from tsbench.runtimes.process_group import kill_recorded_process
-from tsbench.targets.base import Endpoint, Target, TargetError
+from tsbench.runtimes.process_probe import ProcessTreeProbe
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -123,21 +123,6 @@ class ServerRecipe(ABC):
         return ""
 
 
-def _recipe_named(name: str) -> type[ServerRecipe]:
-    """The server recipe called ``name``. A recipe is declared by the target folder of the same name
-    (a target may reuse another's recipe), so that folder alone is imported; the others only when
-    it does not declare it. Importing every target costs a fresh task process ~1 s (their client
-    libraries), and under an executor every task that attaches to its server is a fresh process."""
-    from tsbench.targets.registry import load_target, target_names
-
-    candidates = [name] if name in target_names() else []
-    for target in [*candidates, *(other for other in target_names() if other != name)]:
-        recipe = load_target(target).server_recipe()
-        if recipe.name == name:
-            return recipe
-    raise TargetError(f"no target declares the server recipe {name!r}")
-
-
 @dataclass
 class LocalServer:
     """A server instance under the local runtime (create with ``LocalRuntime``)."""
@@ -163,6 +148,7 @@ class LocalServer:
             "instance": self.instance,
             "home": str(self.home),
             "recipe": self.recipe.name,
+            "recipe_class": class_path(type(self.recipe)),
             "ports": self.recipe.ports,
             "pid": self.pid,
             "endpoint": self.recipe.endpoint().to_json(),
@@ -329,7 +315,7 @@ class LocalRuntime:
         self.root = root or state_root()
         self.handoff = handoff
 
-    def provision(self, target_type: type[Target], instance: str) -> LocalServer:
+    def provision(self, target_type: type[ServedTarget], instance: str) -> LocalServer:
         """Install, configure and start ``target_type``'s server as a fresh instance."""
         return self.provision_recipe(target_type.server_recipe(), instance)
 
@@ -375,7 +361,12 @@ class LocalRuntime:
         if body is None:
             raise TargetError(f"no local server instance {instance!r} under {self.root}")
         home = Path(body.get("home") or home)
-        recipe = _recipe_named(body["recipe"])(home, dict(body["ports"]))
+        if not body.get("recipe_class"):
+            raise TargetError(f"{instance}: its state names no recipe class (written by an older tsbench)")
+        recipe_type = class_at(body["recipe_class"])
+        if not issubclass(recipe_type, ServerRecipe):
+            raise TargetError(f"{instance}: {body['recipe_class']} is not a server recipe")
+        recipe = recipe_type(home, dict(body["ports"]))
         return LocalServer(instance, home, recipe, body.get("pid"), handoff=self.handoff)
 
     def teardown(self, instance: str, remove: bool = True) -> None:

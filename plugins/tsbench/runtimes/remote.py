@@ -15,8 +15,8 @@ import urllib.request
 from collections.abc import Mapping
 from typing import Any
 
+from tsbench.runtimes.contract import Endpoint, NotReadyError, TargetError
 from tsbench.runtimes.ports import port_open
-from tsbench.targets.base import Endpoint, NotReadyError, TargetError
 
 
 class AgentClient:

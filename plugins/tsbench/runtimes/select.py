@@ -1,4 +1,4 @@
-"""The runtime a RunSpec asks for (``local``, ``docker`` or ``aws``), built with the spec's options.
+"""The runtime a run's spec asks for (``local``, ``docker`` or ``aws``), built with the spec's options.
 
 Heavy or optional dependencies (the Docker SDK, Terraform) are imported only for the runtime asked for.
 """
@@ -7,14 +7,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from tsbench.runtimes.base import Runtime
-from tsbench.spec import RunSpec
+from tsbench.runtimes.options import AwsOptions, DockerOptions
+
+
+class RuntimeChoice(Protocol):
+    """What of a run's spec picks and builds its runtime (``tsbench.spec.RunSpec`` is one; the
+    runtimes never import the spec, which imports the targets)."""
+
+    runtime: str
+    aws: AwsOptions
+    docker: DockerOptions
 
 
 def runtime_for(
-    spec: RunSpec,
+    spec: RuntimeChoice,
     log_line: Callable[[str], None] | None = None,
     environment: Callable[[], Mapping[str, str]] | None = None,
     docker_client_factory: Callable[[str | None], Callable[[], Any]] | None = None,
@@ -46,7 +55,7 @@ def runtime_for(
     return LocalRuntime(handoff=handoff)
 
 
-def host_lease_keys(spec: RunSpec, run: str) -> list[str | None]:
+def host_lease_keys(spec: RuntimeChoice, run: str) -> list[str | None]:
     """The leases a branch of ``run`` may take, one per benchmark host it may measure on (see
     ``tsbench.run.lease.HostLeases``): ``local`` and ``docker`` → ``[None]``, this machine, shared by
     every run; ``aws`` → the run's own ``max_parallel_hosts`` slots (each branch provisions its own

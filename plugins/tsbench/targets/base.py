@@ -4,6 +4,7 @@ A target folder ``targets/<name>/`` holds ``target.py`` (a ``Target`` subclass n
 at module level), ``server.py`` (its local-process ``ServerRecipe``), ``dialect.py`` (rendering of
 logical queries) and a ``README.md`` (versions, schema, tuning). Nothing outside a target folder
 branches on database names: differences are expressed through the methods and ``Capabilities`` here.
+``Endpoint`` and the errors are the runtimes' (``runtimes/contract.py``), re-exported here.
 
 Timing belongs to the callers (load driver, query runner); targets only do the work and report counts.
 """
@@ -12,66 +13,18 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
 import pyarrow as pa
 
+from tsbench.runtimes.contract import Endpoint as Endpoint
+from tsbench.runtimes.contract import NotReadyError as NotReadyError
+from tsbench.runtimes.contract import TargetError as TargetError
 from tsbench.workload.queries import LogicalQuery
-from tsbench.workload.usecases import UseCase
+from tsbench.workload.usecases import UseCase, get_use_case
 
-
-class TargetError(RuntimeError):
-    """A target failed; the message says what and where (never contains credentials).
-    ``retryable`` False: trying the same step again would only repeat the failure and its cost (an
-    orchestrator fails the task without its retries)."""
-
-    retryable = True
-
-
-class NotReadyError(TargetError):
-    """A provisioned server never became ready within the run's own patience (its ready timeout):
-    not retried — a second wait as long costs as much and rarely ends otherwise."""
-
-    retryable = False
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    """Where a running server listens. Serialisable (it travels between pipeline tasks).
-
-    ``ports`` by role (e.g. ``{"http": 19000, "pg": 18812}``); ``secrets`` (passwords, tokens) are
-    excluded from ``to_json`` and ``repr`` and come from the environment or Airflow Connections.
-    """
-
-    host: str
-    ports: dict[str, int]
-    user: str | None = None
-    database: str | None = None
-    data_dirs: tuple[str, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)
-    secrets: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
-
-    def port(self, role: str) -> int:
-        return self.ports[role]
-
-    def to_json(self) -> dict[str, Any]:
-        body = asdict(self)
-        body.pop("secrets")
-        body["data_dirs"] = list(self.data_dirs)
-        return body
-
-    @classmethod
-    def from_json(cls, body: Mapping[str, Any], secrets: Mapping[str, str] | None = None) -> Endpoint:
-        return cls(
-            host=body["host"],
-            ports=dict(body["ports"]),
-            user=body.get("user"),
-            database=body.get("database"),
-            data_dirs=tuple(body.get("data_dirs", ())),
-            extra=dict(body.get("extra", {})),
-            secrets=dict(secrets or {}),
-        )
+READY_USE_CASE = "cpu-only"  # a ready check only connects: any use case will do
 
 
 @dataclass(frozen=True)
@@ -236,6 +189,12 @@ class Target(ABC):
         self.endpoint = endpoint
         self.use_case = use_case
         self.tags = tags
+
+    @classmethod
+    def answering(cls, endpoint: Endpoint) -> Target:
+        """A target at ``endpoint`` only to ask the server its ``version`` (a runtime's ready check):
+        any use case will do, no tags (``runtimes.contract.ServedTarget``)."""
+        return cls(endpoint, get_use_case(READY_USE_CASE), pa.table({}))
 
     @staticmethod
     @abstractmethod

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from tsbench.targets.clauses import host_clauses, where_clause
 from tsbench.targets.window import window_clauses
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.query_types import Kind
@@ -56,15 +57,11 @@ def _window(query: LogicalQuery) -> list[str]:
 
 
 def _hosts(query: LogicalQuery, entity: str) -> list[str]:
-    if query.hosts is None:
-        return []
-    if len(query.hosts) == 1:
-        return [f"{entity} = {literal(query.hosts[0])}"]
-    return [f"{entity} IN ({', '.join(literal(h) for h in query.hosts)})"]
+    return host_clauses(query, entity, literal)
 
 
 def _where(clauses: list[str]) -> str:
-    return f" WHERE {' AND '.join(clauses)}" if clauses else ""
+    return where_clause(*clauses)
 
 
 def _aggregates(query: LogicalQuery) -> str:

@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from tsbench.targets.clauses import where_clause
 from tsbench.targets.griddb.dialect import ceil_millis, quoted, timestamp
 from tsbench.targets.griddb.layout import MILLIS_PER_NS, TAGS_CONTAINER, TIME, container_name
 from tsbench.targets.window import window_clauses
@@ -79,7 +80,7 @@ def truck_rows(query: LogicalQuery, trucks: Sequence[str], columns: Sequence[str
     """``(… UNION ALL …) u``: every truck's rows of the query's measurement in its window, as
     ``name`` + ``columns`` (column names or ``expr AS alias``), filtered by ``where`` per branch."""
     conditions = [*_window(query), *([where] if where else [])]
-    tail = f" WHERE {' AND '.join(conditions)}" if conditions else ""
+    tail = where_clause(*conditions)
     selected = ", ".join(columns)
     branches = [
         f"SELECT {literal(truck)} AS name, {selected} "

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # InfluxDB's own steps on a fresh Debian 12 cloud VM: INFLUXDB_VERSION from InfluxData's official apt
 # repository. Not run as it is: runtimes/cloud_install.py prepends the header rendered from
-# definition.py (INFLUXDB_VERSION, tsbench_settings: the [data] tuning table, process_gogc and
-# process_gomemlimit on this VM's memory) and runtimes/cloud_lib.sh (log, apt_get, install_db_unit,
-# wait_ready).
+# definition.py (INFLUXDB_VERSION; influxdb_conf, which prints the configuration config.py declares for
+# every runtime; process_gogc and process_gomemlimit on this VM's memory) and runtimes/cloud_lib.sh
+# (log, apt_get, install_db_unit, wait_ready).
 #
 # Environment:
 #   DATA_DIR     meta/, data/ (TSM files, series file) and wal/, e.g. /data/db on the data volume
@@ -13,7 +13,7 @@
 # The repository key is checked against InfluxData's published fingerprint before it is trusted. The
 # package's own influxdb.service is stopped and masked; systemd unit tsbench-db.service runs
 # influxd -config /etc/influxdb/tsbench.conf as user influxdb, HTTP API on all interfaces at 8086,
-# backup/restore RPC at 8088, with the local runtime's settings (the same tables).
+# backup/restore RPC at 8088, with the local runtime's settings (the same declaration).
 set -euo pipefail
 
 : "${DATA_DIR:?DATA_DIR (data directory on the data volume) must be set}"
@@ -55,54 +55,8 @@ systemctl mask influxdb.service >/dev/null
 
 log "directories and configuration"
 install -d -o influxdb -g influxdb -m 0750 "$DATA_DIR" "$DATA_DIR/meta" "$DATA_DIR/data" "$DATA_DIR/wal"
-# TOML: digits as integers, anything else as a string.
-data_tuning="$(tsbench_settings | awk -F '\t' '{ print "  " $1 " = " ($2 ~ /^[0-9]+$/ ? $2 : "\"" $2 "\"") }')"
-cat >"$CONFIG.tmp" <<CONF
-# written by tsbench (targets/influxdb/cloud_install.sh, tuning from definition.py); see its README.md
-reporting-enabled = false
-bind-address = ":8088"
-
-[meta]
-  dir = "$DATA_DIR/meta"
-  logging-enabled = false
-
-[data]
-  dir = "$DATA_DIR/data"
-  wal-dir = "$DATA_DIR/wal"
-  query-log-enabled = false
-$data_tuning
-
-[coordinator]
-  write-timeout = "60s"
-
-[retention]
-  enabled = false
-
-[shard-precreation]
-  enabled = false
-
-[monitor]
-  store-enabled = false
-
-[subscriber]
-  enabled = false
-
-[continuous_queries]
-  enabled = false
-
-[http]
-  enabled = true
-  bind-address = ":8086"
-  auth-enabled = false
-  log-enabled = false
-  pprof-enabled = false
-  max-row-limit = 0
-  max-body-size = 0
-
-[logging]
-  level = "warn"
-  suppress-logo = true
-CONF
+# The configuration of every runtime (config.py), rendered with this VM's DATA_DIR and listeners.
+influxdb_conf >"$CONFIG.tmp"
 chmod 0644 "$CONFIG.tmp"
 mv -f "$CONFIG.tmp" "$CONFIG"
 

@@ -1,21 +1,20 @@
 """InfluxDB as a container: official image ``influxdb``, flavours ``"1.8"`` (default) and ``"2.7"``.
 
-``1.8`` is the newest 1.x image; it runs the local recipe's configuration (``definition.py``'s tuning table in
-``[data]`` and every other key written to ``influxdb.conf``) as ``INFLUXDB_<SECTION>_<KEY>`` variables,
-which 1.x reads over its configuration file, and speaks the same HTTP API (``/write``, ``/query``) as
-the local 1.6.7 server. ``2.7`` is InfluxDB 2: the image's setup mode creates the organisation, the
-``benchmark`` bucket and an all-access token (generated per instance, handed to the target as
-``Endpoint.secrets["token"]``); the target talks to it through the 1.x compatibility API (``/write``,
-``/query`` with ``Authorization: Token …``), the bucket being reachable as database ``benchmark`` through
-its virtual DBRP mapping (``benchmark/autogen``). 2.x has only the TSI index (no ``inmem``) and no
-series limits; its storage settings are ``INFLUXD_*`` variables (``V2_TUNING``).
-"""
+``1.8`` is the newest 1.x image; it runs the one configuration (``config.py``, in the image's own
+directories) as ``INFLUXDB_<SECTION>_<KEY>`` variables, which 1.x reads over its configuration file, and
+speaks the same HTTP API (``/write``, ``/query``) as the local 1.6.7 server. ``2.7`` is InfluxDB 2: the
+image's setup mode creates the organisation, the ``benchmark`` bucket and an all-access token (generated
+per instance, handed to the target as ``Endpoint.secrets["token"]``); the target talks to it through the
+1.x compatibility API (``/write``, ``/query`` with ``Authorization: Token …``), the bucket being reachable
+as database ``benchmark`` through its virtual DBRP mapping (``benchmark/autogen``). 2.x has only the TSI
+index (no ``inmem``) and no series limits; its storage settings are ``INFLUXD_*`` variables
+(``V2_TUNING``)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from tsbench.runtimes.container_spec import ContainerSpec, HealthCheck
+from tsbench.targets.influxdb.config import CONTAINER, influxdb_config, v1_environment
+from tsbench.targets.influxdb.config import v1_variable as v1_variable
 from tsbench.targets.influxdb.definition import DEFINITION
 from tsbench.targets.influxdb.server import DATABASE, TUNING
 
@@ -26,38 +25,6 @@ ADMIN = "tsbench"
 TOKEN_VARIABLE = "TSBENCH_INFLUXDB_TOKEN"
 PASSWORD_VARIABLE = "TSBENCH_INFLUXDB_PASSWORD"
 
-
-def _text(value: Any) -> str:
-    return ("true" if value else "false") if isinstance(value, bool) else str(value)
-
-
-def v1_variable(section: str, key: str) -> str:
-    """The variable InfluxDB 1.x reads for ``key`` of ``[section]`` (top-level keys: section ``""``)."""
-    parts = ("INFLUXDB", section, key)
-    return "_".join(p.upper().replace("-", "_") for p in parts if p)
-
-
-# Everything server.py's config_text sets besides [data] TUNING, section by section (listeners on all
-# interfaces of the container: the engine publishes them).
-V1_CONFIG: dict[str, dict[str, Any]] = {
-    "": {"reporting-disabled": True, "bind-address": ":8088"},
-    "meta": {"logging-enabled": False},
-    "data": {"query-log-enabled": False, **TUNING},
-    "coordinator": {"write-timeout": "60s"},
-    "retention": {"enabled": False},
-    "shard-precreation": {"enabled": False},
-    "monitor": {"store-enabled": False},
-    "subscriber": {"enabled": False},
-    "continuous_queries": {"enabled": False},
-    "http": {
-        "bind-address": ":8086",
-        "log-enabled": False,
-        "pprof-enabled": False,
-        "max-row-limit": 0,
-        "max-body-size": 0,
-    },
-    "logging": {"level": "warn", "suppress-logo": True},
-}
 
 # InfluxDB 2 storage settings mirroring TUNING where 2.x has the key (sizes in bytes).
 V2_TUNING: dict[str, str] = {
@@ -86,7 +53,7 @@ CONTAINERS: dict[str, ContainerSpec] = {
         healthcheck=ping_check(("curl", "-sf", "http://127.0.0.1:8086/ping")),
         environment={
             "GOGC": DEFINITION.process_settings()["gogc"],
-            **{v1_variable(s, k): _text(v) for s, keys in V1_CONFIG.items() for k, v in keys.items()},
+            **v1_environment(influxdb_config(CONTAINER, TUNING)),
         },
         client_database=DATABASE,
         note=(

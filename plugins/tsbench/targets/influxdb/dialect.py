@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tsbench.targets.clauses import where_clause
 from tsbench.targets.window import window_clauses
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.query_types import Kind
@@ -74,11 +75,6 @@ def host_condition(query: LogicalQuery) -> str:
         return ""
     terms = [f"{ident(query.entity)} = {literal(host)}" for host in query.hosts]
     return terms[0] if len(terms) == 1 else "(" + " OR ".join(terms) + ")"
-
-
-def where_clause(*conditions: str) -> str:
-    present = [c for c in conditions if c]
-    return " WHERE " + " AND ".join(present) if present else ""
 
 
 def _hosts_in_window(query: LogicalQuery) -> str:

@@ -4,7 +4,7 @@ Everything the server keeps lives below the instance home: ``meta/`` (databases,
 shard groups), ``data/`` (TSM files and, with ``tsi1``, the series index) and ``wal/`` (write-ahead
 log). Both listeners (HTTP API and the top-level ``bind-address`` backup/restore RPC) are moved onto
 the allocated loopback ports. Config keys follow the Debian build (``reporting-enabled = false``);
-see ``install.sh``. Tuning and Go GC settings: ``definition.py``.
+see ``install.sh``. The configuration: ``config.py``; tuning and Go GC settings: ``definition.py``.
 """
 
 from __future__ import annotations
@@ -22,14 +22,10 @@ from tsbench.runtimes.definition import ServerDefinition
 from tsbench.runtimes.local import ServerRecipe
 from tsbench.runtimes.process_env import server_environment
 from tsbench.targets.base import Endpoint, TargetError
+from tsbench.targets.influxdb.config import Form, influxdb_config, toml_text, toml_value
 from tsbench.targets.influxdb.definition import DEFINITION, HALF_THE_RAM
 
 DATABASE = "benchmark"
-
-
-def toml_value(text: str) -> Any:
-    """A tuning value as the TOML configuration types it: digits are integers, the rest strings."""
-    return int(text) if text.isdigit() else text
 
 
 # The [data] tuning table on this host, typed as the configuration file writes it (definition.py).
@@ -50,14 +46,6 @@ def influxd_binary() -> str:
     if not os.access(found, os.X_OK):
         raise TargetError("influxd not found: run targets/influxdb/install.sh")
     return found
-
-
-def _toml(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    return f'"{value}"'
 
 
 class InfluxDBServer(ServerRecipe):
@@ -89,52 +77,17 @@ class InfluxDBServer(ServerRecipe):
         self.config_path.write_text(self.config_text())
 
     def config_text(self) -> str:
-        data = "\n".join(f"  {key} = {_toml(value)}" for key, value in self.tuning.items())
-        return f"""\
-# written by tsbench (targets/influxdb/server.py); Debian 1.6.7 key names
-reporting-enabled = false
-bind-address = "127.0.0.1:{self.ports["rpc"]}"
-
-[meta]
-  dir = "{self.meta_dir}"
-  logging-enabled = false
-
-[data]
-  dir = "{self.data_dir}"
-  wal-dir = "{self.wal_dir}"
-  query-log-enabled = false
-{data}
-
-[coordinator]
-  write-timeout = "60s"
-
-[retention]
-  enabled = false
-
-[shard-precreation]
-  enabled = false
-
-[monitor]
-  store-enabled = false
-
-[subscriber]
-  enabled = false
-
-[continuous_queries]
-  enabled = false
-
-[http]
-  enabled = true
-  bind-address = "127.0.0.1:{self.ports["http"]}"
-  log-enabled = false
-  pprof-enabled = false
-  max-row-limit = 0
-  max-body-size = 0
-
-[logging]
-  level = "warn"
-  suppress-logo = true
-"""
+        """``config.py``'s configuration in this instance's home, on its loopback ports, with
+        Debian's key for usage reporting (its 1.6.7 build)."""
+        form = Form(
+            meta=str(self.meta_dir),
+            data=str(self.data_dir),
+            wal=str(self.wal_dir),
+            http=f"127.0.0.1:{self.ports['http']}",
+            rpc=f"127.0.0.1:{self.ports['rpc']}",
+            reporting=("reporting-enabled", False),
+        )
+        return toml_text(influxdb_config(form, self.tuning))
 
     def command(self) -> list[str]:
         return [influxd_binary(), "-config", str(self.config_path)]
