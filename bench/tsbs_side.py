@@ -1,7 +1,8 @@
 """The TSBS side of ``bench/vs_tsbs.py``: build TSBS @37fced7 once, run its binaries, time them.
 
-TSBS is only run, never copied: the unmodified archive ``../shared/vendor/tsbs-37fced7.tar.gz``
-(sha256 checked against ``SHA256SUMS``) is built into ``$TSBENCH_OPT/tsbs-37fced7/bin/``.
+TSBS is only run, never copied: the unmodified archive of commit 37fced7 (``tsbs-37fced7.tar.gz`` from
+the vendor folder, else upstream's archive of that commit; its tree hash checked by
+``tsbench.runtimes.source_archive``) is built into ``$TSBENCH_OPT/tsbs-37fced7/bin/``.
 
 Every run gives wall seconds, the client's CPU-seconds (user+sys rusage of the TSBS process from
 ``os.wait4``), optionally the server's CPU-seconds (``CpuMeter`` over given pids), the raw output, and
@@ -16,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import fcntl
-import hashlib
 import os
 import re
 import shutil
@@ -34,9 +34,14 @@ from typing import Literal
 
 import psutil
 
+from tsbench.runtimes.source_archive import ArchiveError, verified_archive
+
 ROOT = Path(__file__).resolve().parents[1]
 TSBS_NAME = "tsbs-37fced7"
-ARCHIVE = ROOT.parent / "shared" / "vendor" / f"{TSBS_NAME}.tar.gz"
+# The pin: the archive's name in the vendor folder, upstream's archive of the commit, the tree hash.
+ARCHIVE_NAME = f"{TSBS_NAME}.tar.gz"
+ARCHIVE_URL = "https://github.com/timescale/tsbs/archive/37fced794d56d3b33fbf40e55a0f1d3d78d05802.tar.gz"
+ARCHIVE_TREE_SHA256 = "f998bbdf13138732dd5ab980e49e9dcdcf8377126c29adb23f87ae3b71181a96"
 _PAIRS = ((verb, db) for verb in ("load", "run_queries") for db in ("questdb", "timescaledb", "influx"))
 COMMANDS = ("tsbs_generate_data", "tsbs_generate_queries", *(f"tsbs_{v}_{db}" for v, db in _PAIRS))
 Format = Literal["influx", "questdb", "timescaledb"]
@@ -58,46 +63,35 @@ def opt_root() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")) / "tsbench" / "opt"
 
 
-def sha256_of(path: Path) -> str:
-    with path.open("rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
-
-
-def expected_sha256(archive: Path = ARCHIVE) -> str:
-    """The archive's sha256 as listed in the ``SHA256SUMS`` beside it."""
-    for line in (archive.parent / "SHA256SUMS").read_text().splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[1].lstrip("*") == archive.name:
-            return parts[0].lower()
-    raise TsbsError(f"{archive.name} is not listed in {archive.parent / 'SHA256SUMS'}")
-
-
-def _built(home: Path, sha: str) -> bool:
+def _built(home: Path) -> bool:
     marker = home / "BUILT"
     return (
         marker.is_file()
-        and marker.read_text().strip() == sha
+        and marker.read_text().strip() == ARCHIVE_TREE_SHA256
         and all((home / "bin" / c).is_file() for c in COMMANDS)
     )
 
 
-def _compile(home: Path, sha: str) -> None:
+def _compile(home: Path) -> None:
     """Verify, unpack, ``go build`` into ``home/bin.new``, swap it in (the caller holds the lock).
     ``-mod=mod``: TSBS's go.sum lacks ``github.com/tklauser/numcpus`` v0.2.2; Go caches live in
     ``$TSBENCH_OPT/go`` as in scripts/install_*.sh."""
-    if (got := sha256_of(ARCHIVE)) != sha:
-        raise TsbsError(f"{ARCHIVE}: sha256 {got} != {sha} listed in SHA256SUMS")
+    try:
+        archive = verified_archive(ARCHIVE_NAME, ARCHIVE_TREE_SHA256, ARCHIVE_URL, home)
+    except ArchiveError as error:
+        raise TsbsError(str(error)) from error
     go = opt_root() / "go"
     env = {**os.environ, "GOFLAGS": "-mod=mod", "GOTOOLCHAIN": "local", "GOPATH": str(go / "path")}
     env |= {"GOMODCACHE": str(go / "mod"), "GOCACHE": str(go / "cache")}
     new_bin, log = home / "bin.new", home / "build.log"
     with tempfile.TemporaryDirectory(prefix="src-", dir=home) as tmp:
-        with tarfile.open(ARCHIVE) as tar:
+        with tarfile.open(archive) as tar:
             tar.extractall(tmp, filter="data")
+        (source,) = Path(tmp).iterdir()  # the top folder: the vendored copy's or upstream's name
         shutil.rmtree(new_bin, ignore_errors=True)
         cmd = ["go", "build", "-o", f"{new_bin}/", *(f"./cmd/{c}" for c in COMMANDS)]
         with log.open("w") as out:
-            done = subprocess.run(cmd, cwd=Path(tmp) / TSBS_NAME, env=env, stdout=out, stderr=out)
+            done = subprocess.run(cmd, cwd=source, env=env, stdout=out, stderr=out)
         if done.returncode != 0:
             raise TsbsError(f"go build failed ({done.returncode}); {log}:\n{log.read_text()[-2000:]}")
     shutil.rmtree(home / "bin", ignore_errors=True)
@@ -107,24 +101,24 @@ def _compile(home: Path, sha: str) -> None:
 def build_tsbs() -> Path:
     """Build TSBS @37fced7 once per machine; return ``$TSBENCH_OPT/tsbs-37fced7/bin``.
 
-    ``BUILT`` (the archive's sha256) is written last, so a half-finished build is redone; ``.lock``
+    ``BUILT`` (the pinned tree hash) is written last, so a half-finished build is redone; ``.lock``
     (flock) makes a concurrent caller wait for the build. Took 72 s here with the shared Go caches
     partly warm (vendor README: ≈ 2 min download + ≈ 3 min compile cold); later calls take ~1 ms.
     """
-    sha, home = expected_sha256(), opt_root() / TSBS_NAME
-    if _built(home, sha):
+    home = opt_root() / TSBS_NAME
+    if _built(home):
         return home / "bin"
     home.mkdir(parents=True, exist_ok=True)
     with (home / ".lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not _built(home, sha):
+        if not _built(home):
             (home / "BUILT").unlink(missing_ok=True)
             for stale in home.glob("src-*"):  # left by a killed build
                 shutil.rmtree(stale, ignore_errors=True)
             started = time.monotonic()
-            _compile(home, sha)
+            _compile(home)
             (home / "build.seconds").write_text(f"{time.monotonic() - started:.1f}\n")
-            (home / "BUILT.tmp").write_text(f"{sha}\n")
+            (home / "BUILT.tmp").write_text(f"{ARCHIVE_TREE_SHA256}\n")
             (home / "BUILT.tmp").replace(home / "BUILT")
     return home / "bin"
 

@@ -26,7 +26,7 @@ workers="${TSBENCH_CELERY_WORKERS:-2}"
 
 apt_update_once
 apt_install postgresql redis-server
-bash scripts/setup_python.sh
+bash scripts/setup_python.sh --runtime
 # shellcheck source=scripts/airflow_env.sh
 source scripts/airflow_env.sh
 export PATH="$root/.venv/bin:$PATH"

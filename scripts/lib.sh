@@ -9,6 +9,7 @@ if [[ -n "${_TSBENCH_LIB_SOURCED:-}" ]]; then
     return 0
 fi
 _TSBENCH_LIB_SOURCED=1
+_TSBENCH_SOURCE_ARCHIVE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/plugins/tsbench/runtimes/source_archive.py"
 
 TSBENCH_OPT="${TSBENCH_OPT:-${XDG_CACHE_HOME:-$HOME/.cache}/tsbench/opt}"
 export TSBENCH_OPT
@@ -75,24 +76,25 @@ apt_install() {
     fi
 }
 
-# verified_archive NAME SHA256 URL WORKDIR : print the path of the pinned source archive NAME with its
-# sha256 checked. Taken from $TSBENCH_VENDOR (default ../shared/vendor beside the project root) or,
-# when that folder lacks it, downloaded into WORKDIR from URL (the same archive: the checksum must
-# match; an empty URL: fail, naming what is missing).
+# verified_archive NAME TREE_SHA256 URL WORKDIR : print the path of the pinned source archive NAME, its
+# content checked (the tree hash over its files, top folder stripped: the vendored copy and upstream's
+# release archive both verify). Taken from $TSBENCH_VENDOR (default ../shared/vendor beside the project
+# root) or, when that folder lacks it, downloaded into WORKDIR from URL (upstream's release archive).
+# One tool for every pinned archive: plugins/tsbench/runtimes/source_archive.py (its docstring defines
+# the hash).
 verified_archive() {
-    local name="$1" sha256="$2" url="$3" workdir="$4" vendor archive
-    vendor="${TSBENCH_VENDOR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/../shared/vendor}"
-    archive="$vendor/$name"
-    if [[ ! -s "$archive" ]]; then
-        [[ -n "$url" ]] || die "no $archive, and no URL to fetch $name from"
-        archive="$workdir/$name"
-        log "curl $url"
-        curl -fsSL --retry 2 --connect-timeout 15 --max-time 900 -o "$archive" "$url" ||
-            die "cannot download $url (and $vendor has no $name)"
-    fi
-    echo "$sha256  $archive" | sha256sum -c --quiet - >&2 ||
-        die "sha256 mismatch: $archive is not the pinned source ($sha256)"
-    echo "$archive"
+    python3 -P "$_TSBENCH_SOURCE_ARCHIVE" verified "$1" "$2" "$3" "$4" ||
+        die "no verified source archive $1 (above: why)"
+}
+
+# build_is_current BUILD_FILE NAME TREE_SHA256 : true when the cached build's record BUILD_FILE says it
+# was made from the pinned tree (tree_sha256=…), so a changed pin rebuilds instead of hiding behind the
+# cache. A record from before tree pins is adopted when the vendored NAME has its bytes and that tree.
+build_is_current() {
+    [[ -s "$1" ]] || return 1
+    grep -qx "tree_sha256=$3" "$1" && return 0
+    grep -q "^tree_sha256=" "$1" && return 1
+    python3 -P "$_TSBENCH_SOURCE_ARCHIVE" built "$1" "$2" "$3"
 }
 
 # port_open HOST PORT : true if a TCP connect to HOST:PORT succeeds now.

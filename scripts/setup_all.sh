@@ -4,7 +4,7 @@
 # Idempotent. Sourced by main.sh and airflow_ui.sh (it exports the Airflow environment).
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root" || exit 1
-bash scripts/setup_python.sh
+bash scripts/setup_python.sh --runtime
 TSBENCH_SKIP_MINIO="${TSBENCH_SKIP_MINIO:-1}" bash scripts/install_all.sh
 bash scripts/install_report_tools.sh
 # shellcheck source=scripts/airflow_env.sh

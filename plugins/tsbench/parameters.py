@@ -14,8 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from tsbench.run.axes import REPLACES, ComparisonAxes
 from tsbench.spec import RunSpec
+from tsbench.sweep.axes import REPLACES, ComparisonAxes
 
 NO_DEFAULT = object()
 FIRST = ("targets",)  # shown first in the form and the help

@@ -19,8 +19,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tsbench.published import Published
-from tsbench.run.sweep import SweepLimits, SweepPlan, expand_sweep
 from tsbench.spec import SpecError
+from tsbench.sweep.plan import SweepLimits, SweepPlan, expand_sweep
 from tsbench.verdicts.coverage import Coverage, PlannedPoint, claims_coverage
 
 REPO = Path(__file__).resolve().parents[2]

@@ -239,9 +239,9 @@ def test_params_form_is_runspecs_schema(dagbag) -> None:
     """Names, types, defaults and limits of the form come from RunSpec's JSON schema (with
     scales/duration in place of scale/end); the limits are stated, not enforced."""
     from tsbench.airflow.params import FORM_TARGETS
-    from tsbench.run.axes import ComparisonAxes
     from tsbench.spec import RunSpec
     from tsbench.studies import all_studies
+    from tsbench.sweep.axes import ComparisonAxes
 
     schema = RunSpec.model_json_schema(mode="serialization")["properties"]
     axes = ComparisonAxes.model_json_schema(mode="serialization")["properties"]

@@ -12,7 +12,6 @@ collections, and counted.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import subprocess
@@ -637,6 +636,7 @@ def test_cloud_install_writes_griddb_json_on_the_container_ports() -> None:
 def test_the_version_is_the_definitions() -> None:
     """One pin: the image, the install recipe and the rendered cloud script take definition.py's."""
     from tsbench.runtimes.cloud_install import render_install_script
+    from tsbench.runtimes.source_archive import tree_sha256
     from tsbench.targets.griddb.container import CONTAINERS
     from tsbench.targets.griddb.definition import DEFINITION
 
@@ -655,7 +655,7 @@ def test_the_version_is_the_definitions() -> None:
     archive = Path(vendor) / DEFINITION.install_env["GRIDDB_SOURCE_ARCHIVE"]
     with tarfile.open(archive) as source:
         assert source.pax_headers["comment"] == DEFINITION.install_env["GRIDDB_SOURCE_COMMIT"]
-    assert hashlib.sha256(archive.read_bytes()).hexdigest() == DEFINITION.install_env["GRIDDB_SOURCE_SHA256"]
+    assert tree_sha256(archive) == DEFINITION.install_env["GRIDDB_SOURCE_TREE_SHA256"]
 
 
 def test_tags_collection_rows_are_the_datasets_tags(small_dataset: Dataset, java: Any) -> None:

@@ -1,4 +1,4 @@
-"""Adding a database = one folder (+ its client in requirements.txt): no generic file names a target.
+"""Adding a database = one folder (+ its client in pyproject.toml): no generic file names a target.
 
 Every file of the generic parts (``scripts/``, ``plugins/tsbench/runtimes/``, ``infra/``, ``.ci/``) is
 searched for each registered target's name (as a word, any case) and its definition's version pin.

@@ -75,8 +75,8 @@ def test_run_flags_are_runspecs_schema() -> None:
     """One flag per comparison parameter: RunSpec's fields (``scales``/``duration`` in place of
     ``scale``/``end``), each with the schema's default and limits in its help."""
     from tsbench.cli import build_parser
-    from tsbench.run.axes import ComparisonAxes
     from tsbench.spec import RunSpec
+    from tsbench.sweep.axes import ComparisonAxes
 
     schema = RunSpec.model_json_schema(mode="serialization")["properties"]
     axes = ComparisonAxes.model_json_schema(mode="serialization")["properties"]

@@ -11,9 +11,10 @@ import pytest
 
 from tsbench.results.files import read_json, write_json_atomic
 from tsbench.results.folder import PointFolder
-from tsbench.run.point_setup import prepare_dataset, run_dataset
+from tsbench.run.point_setup import prepare_dataset
 from tsbench.spec import RunSpec
 from tsbench.workload.dataset import DatasetError
+from tsbench.workload.recorded import run_dataset
 
 SPEC = RunSpec.parse(targets=["questdb"], scale=10, end="2016-01-01T02:00:00Z")
 

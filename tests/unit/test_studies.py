@@ -63,7 +63,7 @@ def test_paper_sizes_use_the_study_machines_tfvars(study) -> None:
 
 
 def test_a_paper_size_over_the_default_limits_is_refused_without_its_own() -> None:
-    from tsbench.run.sweep import expand_sweep
+    from tsbench.sweep.plan import expand_sweep
 
     study = load_study(ROOT / "studies" / "a_fixstars_2023.yaml")
     with pytest.raises(SpecError, match="exceed the limit") as refused:

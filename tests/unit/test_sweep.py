@@ -1,11 +1,11 @@
-"""The sweep's product and its validation (tsbench.run.sweep): no server, no data."""
+"""The sweep's product and its validation (tsbench.sweep.plan): no server, no data."""
 
 from __future__ import annotations
 
 import pytest
 
-from tsbench.run.sweep import SweepLimits, describe_budget, expand_sweep
 from tsbench.spec import SpecError
+from tsbench.sweep.plan import SweepLimits, describe_budget, expand_sweep
 
 BASE = {"targets": ["questdb", "postgres"], "duration": "1h", "query_types": ["single-groupby-1-1-1"]}
 

@@ -45,8 +45,8 @@ from tsbench.airflow import branch_tasks
 from tsbench.airflow.branch_tasks import verbose
 from tsbench.airflow.params import comparison_params, run_parameters
 from tsbench.run.pipeline import Step, steps
-from tsbench.run.sweep import SweepLimits
 from tsbench.studies import Study
+from tsbench.sweep.plan import SweepLimits
 
 log = logging.getLogger("tsbench.airflow")
 # The Airflow UI's label of a branch's mapped task instances ("scale-100 × questdb"): each task

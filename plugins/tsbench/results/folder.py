@@ -32,7 +32,6 @@ from tsbench.results.model import Comparison, Plan, PointRun, RunResult, Validat
 from tsbench.results.phase_records import PhaseError
 from tsbench.results.record import Record
 from tsbench.results.workspace import WHOLE, Part, workspace
-from tsbench.workload.answer_file import ANSWERS_FILE
 
 R = TypeVar("R", bound=Record)
 SCALE_PREFIX = "scale-"  # every point folder's name starts with it
@@ -42,6 +41,7 @@ VALIDATION = "validation.json"
 RESULT = "result.json"
 RUN = "run.json"
 QUERIES = "queries.jsonl"
+ANSWERS = "answers.jsonl"  # in each point folder; the run folder's largest file by far
 TARGETS = "targets"
 RENDERED = "rendered.jsonl"
 WAIT_STARTED = "acquire_machine.since"
@@ -51,6 +51,11 @@ REPORT_PDF = "report.pdf"
 STEPS = "steps.json"
 DOCUMENTS = (COMPARISON, RESULT)  # what makes a folder a (collected) run
 PUBLISHED_DOCUMENTS = (*DOCUMENTS, VALIDATION)  # the documents publication copies beside the report
+
+
+def is_answers_file(relative: str) -> bool:
+    """Whether a path (relative to a run folder, ``/``-separated) names reference answers."""
+    return relative.rsplit("/", 1)[-1] == ANSWERS
 
 
 @dataclass(frozen=True)
@@ -120,7 +125,7 @@ class PointFolder:
 
     @property
     def answers(self) -> Path:
-        return self.path / ANSWERS_FILE
+        return self.path / ANSWERS
 
     def has_run(self) -> bool:
         return (self.path / RUN).is_file()

@@ -15,9 +15,9 @@ from tsbench.results.folder import PLAN, SCALE_PREFIX, RunFolder
 from tsbench.results.model import Comparison, Plan, PointFacts
 from tsbench.results.workspace import Part
 from tsbench.run.collect import collect
-from tsbench.run.sweep import SweepLimits, SweepPlan, expand_sweep
 from tsbench.spec import RunSpec
 from tsbench.studies import Study
+from tsbench.sweep.plan import SweepLimits, SweepPlan, expand_sweep
 from tsbench.timeutil import format_instant
 
 
@@ -44,7 +44,7 @@ def point_key(run_dir: Path) -> str:
 
 
 def plan_comparison(params: dict[str, Any], limits: SweepLimits | None = None) -> SweepPlan:
-    """The validated points of pipeline parameters (``tsbench.run.sweep.expand_sweep``): RunSpec
+    """The validated points of pipeline parameters (``tsbench.sweep.plan.expand_sweep``): RunSpec
     fields, ``scales`` instead of ``scale``, ``duration`` instead of ``end``, the sweep axes as
     lists, ``row_budget``. SpecError naming every problem of every point at once, and when the
     sweep is over ``limits`` (default ``SweepLimits()``)."""

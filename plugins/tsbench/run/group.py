@@ -27,13 +27,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tsbench.results.folder import TARGETS
+from tsbench.results.folder import TARGETS, is_answers_file
 from tsbench.results.record import Record
 from tsbench.results.workspace import Part
 from tsbench.run.phases import BY_NAME, SHARED_KEY, reads_answers
 from tsbench.run.target_phases import TargetPhases
 from tsbench.runtimes.base import Runtime
-from tsbench.workload.answer_file import is_answers_file
 
 
 def branch_part(points: Sequence[str], target: str, phases: Sequence[str]) -> Part:

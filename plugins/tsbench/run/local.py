@@ -19,9 +19,9 @@ from tsbench.run.branch import BranchItem, BranchRun
 from tsbench.run.comparison import PlannedPoint, branch_label, point_dir, read_plan, server_groups
 from tsbench.run.pipeline import ComparisonFailed, Publication, Step, plan_run, steps
 from tsbench.run.point_setup import prepare_dataset, prepare_oracle
-from tsbench.run.sweep import SweepLimits
 from tsbench.runtimes.base import Runtime
 from tsbench.studies import Study
+from tsbench.sweep.plan import SweepLimits
 
 log = logging.getLogger("tsbench.run")
 

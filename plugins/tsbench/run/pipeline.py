@@ -33,14 +33,13 @@ from pydantic import BaseModel, ConfigDict
 
 from tsbench.results.documents import StoredResult, read_comparison, read_validation
 from tsbench.results.files import read_json, write_bytes_atomic
-from tsbench.results.folder import COMPARISON, VALIDATION, RunFolder
+from tsbench.results.folder import COMPARISON, VALIDATION, RunFolder, is_answers_file
 from tsbench.results.store import RunStore, spec_match
 from tsbench.results.workspace import WHOLE, Part
 from tsbench.run.comparison import collect_comparison, plan_comparison, write_plan
 from tsbench.run.phases import BY_NAME, PHASE_NAMES, phase_steps, step_name
-from tsbench.run.sweep import SweepLimits
 from tsbench.studies import Study
-from tsbench.workload.answer_file import is_answers_file
+from tsbench.sweep.plan import SweepLimits
 
 log = logging.getLogger("tsbench.run.pipeline")
 REPO = Path(__file__).resolve().parents[2]

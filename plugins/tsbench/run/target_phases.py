@@ -22,7 +22,7 @@ from tsbench.results import model as records
 from tsbench.results.folder import PointFolder, TargetFolder
 from tsbench.results.record import Record
 from tsbench.run.phases import BY_NAME, ERROR_RECORD, PHASE_NAMES
-from tsbench.run.point_setup import new_run_id, prepare_run, run_dataset
+from tsbench.run.point_setup import new_run_id, prepare_run
 from tsbench.runtimes.base import Runtime, Server
 from tsbench.runtimes.select import runtime_for
 from tsbench.spec import RunSpec
@@ -31,6 +31,7 @@ from tsbench.targets.registry import load_target
 from tsbench.workload.answer_file import AnswerFile
 from tsbench.workload.dataset import Dataset
 from tsbench.workload.queries import read_query_set, write_jsonl
+from tsbench.workload.recorded import run_dataset
 from tsbench.workload.stored_rows import stored_rows
 
 log = logging.getLogger("tsbench.run")

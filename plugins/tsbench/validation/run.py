@@ -25,7 +25,6 @@ from tsbench.results.documents import (
 from tsbench.results.files import write_json_atomic
 from tsbench.results.folder import RESULT, PointFolder, RunFolder
 from tsbench.results.model import RunResult, Validation
-from tsbench.run.point_setup import run_dataset
 from tsbench.timeutil import format_instant
 from tsbench.validation.checks import SuiteSpec, entry
 from tsbench.validation.dataset import dataset_suite
@@ -34,6 +33,7 @@ from tsbench.validation.history import MIN_HISTORY, TOLERANCE, WINDOW, history_s
 from tsbench.validation.load import load_suite
 from tsbench.validation.queries import queries_suite
 from tsbench.workload.dataset import Dataset
+from tsbench.workload.recorded import run_dataset
 
 log = logging.getLogger("tsbench.validation")
 FORMAT = "tsbench-validation/1"

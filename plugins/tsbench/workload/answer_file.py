@@ -25,13 +25,6 @@ READ_BLOCK_BYTES = 2**20  # bytes of a streamed line read at a time
 WRITE_CHUNK_ROWS = 65_536  # rows encoded at a time
 _SEPARATORS = (",", ":")
 
-ANSWERS_FILE = "answers.jsonl"  # in each point folder; the run folder's largest file by far
-
-
-def is_answers_file(relative: str) -> bool:
-    """Whether a path (relative to a run folder, ``/``-separated) names reference answers."""
-    return relative.rsplit("/", 1)[-1] == ANSWERS_FILE
-
 
 def write_answers(path: str | os.PathLike[str], answered: Iterable[tuple[LogicalQuery, Answer]]) -> Path:
     """Write answers.jsonl atomically (``results.files.atomic_writer``); each answer's rows are

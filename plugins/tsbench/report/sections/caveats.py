@@ -224,9 +224,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "info",
-        lambda run, _: (
-            0 < RunSpec.recorded(run.spec).queries_per_type < FEW_QUERIES
-        ),
+        lambda run, _: 0 < RunSpec.recorded(run.spec).queries_per_type < FEW_QUERIES,
         lambda run, _: (
             f"Only {run.spec['queries_per_type']} queries per type and pass: p95/p99 are "
             "interpolated from a handful of latencies and say little."

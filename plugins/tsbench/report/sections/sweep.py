@@ -16,7 +16,7 @@ from tsbench.report.sections.common import colours, leaders
 from tsbench.report.sections.point_view import PointView
 from tsbench.report.sections.status import TargetView
 from tsbench.report.spread import Spread
-from tsbench.run.axes import AXES, BY_AXIS
+from tsbench.sweep.axes import AXES, BY_AXIS
 from tsbench.verdicts.noise import RATE_TOLERANCE
 
 

@@ -64,14 +64,15 @@ def opt_dir() -> Path:
 
 
 def classpath() -> list[Path]:
-    """The three jars: the Java client, the compiled ``Bulk`` helper (named by its source's sha256)
-    and the JDBC driver (GridDB's SQL interface, ``jdbc.py``)."""
+    """The three jars: the Java client (named by its pinned source's tree hash), the compiled ``Bulk``
+    helper (named by its source's sha256) and the JDBC driver (GridDB's SQL interface, ``jdbc.py``)."""
     folder = opt_dir() / "griddb-client"
     version = client_version()
     sha12 = hashlib.sha256(JAVA_SOURCE.read_bytes()).hexdigest()[:12]
     jdbc = DEFINITION.install_env["GRIDDB_JDBC_VERSION"]
+    tree12 = DEFINITION.install_env["GRIDDB_SOURCE_TREE_SHA256"][:12]
     return [
-        folder / f"gridstore-{version}.jar",
+        folder / f"gridstore-{version}-{tree12}.jar",
         folder / f"tsbench-griddb-bulk-{sha12}-gs{version}.jar",
         folder / f"gridstore-jdbc-{jdbc}.jar",
     ]

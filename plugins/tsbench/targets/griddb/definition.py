@@ -31,13 +31,16 @@ DEFINITION = ServerDefinition(
         "checkpoint.checkpointInterval": "60s",
     },
     local_build_minutes=30,  # build.sh, once per machine on 2 cores
-    # The source of that release: the archive (git archive of commit 838eda4 = tag v5.9.0) and its
-    # sha256, taken from the vendor folder or GRIDDB_SOURCE_URL (local: build.sh, install_client.sh);
-    # the same commit fetched with git on a cloud VM (cloud_install.sh). All belong to the pin.
+    # The source of that release (server and Java client: build.sh, install_client.sh): upstream's tag
+    # archive of commit 838eda4 = tag v5.9.0, taken from the vendor folder (as NAME) or downloaded from
+    # its URL, verified by its tree hash (runtimes/source_archive.py: the vendored copy's top folder
+    # and compression differ from upstream's); the same commit fetched with git on a cloud VM
+    # (cloud_install.sh). All belong to the pin.
     install_env={
         "GRIDDB_SOURCE_COMMIT": "838eda47b460739291d9acf3410819b8203ac22d",
         "GRIDDB_SOURCE_ARCHIVE": "griddb-5.9.0-838eda4.tar.gz",
-        "GRIDDB_SOURCE_SHA256": "6589aecd5dc12c1286705cb0a87f849a7944840845af217181c815f18638e940",
+        "GRIDDB_SOURCE_URL": "https://github.com/griddb/griddb/archive/refs/tags/v5.9.0.tar.gz",
+        "GRIDDB_SOURCE_TREE_SHA256": "49a2e2dcd08cd98d8b83e4c916dbce0a1582aeec99cfebb89a491b0a0cf3810e",
         # GridDB's JDBC driver (its SQL interface; the iot queries): not in the source archive; the
         # newest release on Maven Central (com.github.griddb:gridstore-jdbc), fetched by
         # install_client.sh with mvn and checked against this sha256.

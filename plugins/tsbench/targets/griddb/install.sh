@@ -3,7 +3,7 @@
 # once per machine, then cached under the opt root) and the client side (install_client.sh: the same
 # release's Java client + tsbench's Bulk helper). Run by scripts/install.sh griddb (or the local
 # runtime) with the variables of definition.py (GRIDDB_VERSION, GRIDDB_SOURCE_ARCHIVE,
-# GRIDDB_SOURCE_SHA256).
+# GRIDDB_SOURCE_URL, GRIDDB_SOURCE_TREE_SHA256).
 #
 #   -> $TSBENCH_OPT/griddb-$GRIDDB_VERSION/bin/gsserver   (server.py runs it: one private node per
 #                                                          instance, every service on 127.0.0.1)

@@ -3,7 +3,8 @@
 # same pinned source archive as the server (java_client/, `ant jar`: ≈ 20 s), and tsbench's small bulk
 # helper.
 #
-#   -> $TSBENCH_OPT/griddb-client/gridstore-$GRIDDB_VERSION.jar                 (the release's client)
+#   -> $TSBENCH_OPT/griddb-client/gridstore-$GRIDDB_VERSION-<tree12>.jar        (the release's client;
+#                                          <tree12>: the source's pinned tree hash, so a new pin rebuilds)
 #   -> $TSBENCH_OPT/griddb-client/tsbench-griddb-bulk-<sha12>-gs$GRIDDB_VERSION.jar (our Bulk.java)
 #   -> $TSBENCH_OPT/griddb-client/gridstore-jdbc-$GRIDDB_JDBC_VERSION.jar    (GridDB's JDBC driver)
 #
@@ -28,12 +29,13 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 : "${GRIDDB_VERSION:?from targets/griddb/definition.py: run scripts/install.sh griddb}"
 # The pinned source archive (definition.py): the vendor folder or $GRIDDB_SOURCE_URL, checked.
 : "${GRIDDB_SOURCE_ARCHIVE:?from targets/griddb/definition.py}"
-: "${GRIDDB_SOURCE_SHA256:?from targets/griddb/definition.py}"
+: "${GRIDDB_SOURCE_URL?from targets/griddb/definition.py}"
+: "${GRIDDB_SOURCE_TREE_SHA256:?from targets/griddb/definition.py}"
 : "${GRIDDB_JDBC_VERSION:?from targets/griddb/definition.py}"
 : "${GRIDDB_JDBC_SHA256:?from targets/griddb/definition.py}"
 SOURCE="$here/java/tsbench/griddb/Bulk.java"
 DEST_DIR="$TSBENCH_OPT/griddb-client"
-CLIENT_JAR="$DEST_DIR/gridstore-$GRIDDB_VERSION.jar"
+CLIENT_JAR="$DEST_DIR/gridstore-$GRIDDB_VERSION-${GRIDDB_SOURCE_TREE_SHA256:0:12}.jar"
 
 [[ -f "$SOURCE" ]] || die "missing $SOURCE"
 sha12="$(sha256sum "$SOURCE" | head -c 12)"
@@ -68,9 +70,9 @@ if [[ ! -s "$JDBC_JAR" ]]; then
 fi
 
 if [[ ! -s "$CLIENT_JAR" ]]; then
-    archive="$(verified_archive "$GRIDDB_SOURCE_ARCHIVE" "$GRIDDB_SOURCE_SHA256" \
-        "${GRIDDB_SOURCE_URL:-}" "$build")"
-    tar -xzf "$archive" -C "$build" --wildcards '*/java_client' '*/3rd_party/slf4j'
+    archive="$(verified_archive "$GRIDDB_SOURCE_ARCHIVE" "$GRIDDB_SOURCE_TREE_SHA256" \
+        "$GRIDDB_SOURCE_URL" "$build")"
+    tar -xf "$archive" -C "$build" --wildcards '*/java_client' '*/3rd_party/slf4j'
     client_src="$(find "$build" -mindepth 2 -maxdepth 2 -type d -name java_client | head -n 1)"
     [[ -n "$client_src" ]] || die "$GRIDDB_SOURCE_ARCHIVE holds no java_client/"
     log "ant jar: the GridDB $GRIDDB_VERSION Java client from $GRIDDB_SOURCE_ARCHIVE"

@@ -4,19 +4,19 @@
 # prefix of its own: the two editions install the same file names (timescaledb-<version>.so, the
 # loader timescaledb.so, timescaledb.control), so they cannot share one PostgreSQL's directories.
 #
-#   source:  $TIMESCALEDB_TSL_ARCHIVE (sha256 $TIMESCALEDB_TSL_SHA256, both from definition.py), from
-#            $TSBENCH_VENDOR (default ../shared/vendor beside the project root) or downloaded from
-#            $TIMESCALEDB_TSL_URL (the same archive: the checksum must match)
+#   source:  $TIMESCALEDB_TSL_ARCHIVE from $TSBENCH_VENDOR (default ../shared/vendor beside the project
+#            root), else upstream's $TIMESCALEDB_TSL_URL; its tree hash checked against
+#            $TIMESCALEDB_TSL_TREE_SHA256 (all from definition.py; scripts/lib.sh verified_archive)
 #   prefix:  a private copy of Debian's PostgreSQL $PG_MAJOR (/usr/lib/postgresql/$PG_MAJOR and
 #            /usr/share/postgresql/$PG_MAJOR, and the headers for the build: PostgreSQL finds its
 #            share, lib and include directories relative to its binaries), the Apache edition's
 #            files (if any) removed, the full edition installed
 #   -> /opt/tsbench/timescaledb-tsl-$TIMESCALEDB_VERSION-pg$PG_MAJOR/usr/lib/postgresql/$PG_MAJOR/bin/
-#   -> .../BUILD   (archive, checksum, PostgreSQL copied, seconds, compiler; written last)
+#   -> .../BUILD   (archive, tree hash, PostgreSQL copied, seconds, compiler; written last)
 #   (not under the opt root: the server runs as the postgres user, who must reach its binaries, and
 #   the opt root may sit in a private home; TSBENCH_SYSTEM_OPT overrides /opt/tsbench)
 #
-# Prints the prefix. Idempotent (BUILD present = done); one build at a time (flock); ≈ 100 s on 2
+# Prints the prefix. Idempotent (BUILD recording the pinned tree hash = done; another pin rebuilds); one build at a time (flock); ≈ 100 s on 2
 # cores. The local install recipe of the timescaledb_tsl target (its install.sh links here).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -26,21 +26,23 @@ source "$root/scripts/lib.sh"
 : "${TIMESCALEDB_VERSION:?from targets/timescaledb/definition.py: run scripts/install.sh timescaledb}"
 : "${PG_MAJOR:?from targets/timescaledb/definition.py}"
 : "${TIMESCALEDB_TSL_ARCHIVE:?from targets/timescaledb/definition.py}"
-: "${TIMESCALEDB_TSL_SHA256:?from targets/timescaledb/definition.py}"
+: "${TIMESCALEDB_TSL_URL?from targets/timescaledb/definition.py}"
+: "${TIMESCALEDB_TSL_TREE_SHA256:?from targets/timescaledb/definition.py}"
 SYSTEM_OPT="${TSBENCH_SYSTEM_OPT:-/opt/tsbench}"
 PREFIX="$SYSTEM_OPT/timescaledb-tsl-$TIMESCALEDB_VERSION-pg$PG_MAJOR"
 PG_LIB="usr/lib/postgresql/$PG_MAJOR"
 PG_SHARE="usr/share/postgresql/$PG_MAJOR"
 PG_INCLUDE="usr/include/postgresql" # the server headers, for the build (pg_config finds them relatively)
 
-if [[ -s "$PREFIX/BUILD" ]]; then
+current() { build_is_current "$PREFIX/BUILD" "$TIMESCALEDB_TSL_ARCHIVE" "$TIMESCALEDB_TSL_TREE_SHA256"; }
+if current; then
     echo "$PREFIX"
     exit 0
 fi
 [[ -d "$SYSTEM_OPT" && -w "$SYSTEM_OPT" ]] || as_root install -d -o "$(id -u)" -g "$(id -g)" -m 755 "$SYSTEM_OPT"
 exec 9>"$PREFIX.lock"
 flock 9
-if [[ -s "$PREFIX/BUILD" ]]; then
+if current; then
     echo "$PREFIX"
     exit 0
 fi
@@ -51,8 +53,8 @@ apt_install cmake gcc make libssl-dev
 
 work="$(mktemp -d "$TSBENCH_OPT/timescaledb-tsl.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
-archive="$(verified_archive "$TIMESCALEDB_TSL_ARCHIVE" "$TIMESCALEDB_TSL_SHA256" \
-    "${TIMESCALEDB_TSL_URL:-}" "$work")"
+archive="$(verified_archive "$TIMESCALEDB_TSL_ARCHIVE" "$TIMESCALEDB_TSL_TREE_SHA256" \
+    "$TIMESCALEDB_TSL_URL" "$work")"
 
 started=$(date +%s)
 stage="$PREFIX.part"
@@ -65,7 +67,7 @@ pg_config="$stage/$PG_LIB/bin/pg_config"
 [[ "$("$pg_config" --pkglibdir)" == "$stage/$PG_LIB/lib" ]] ||
     die "the copied PostgreSQL does not relocate: pg_config --pkglibdir says $("$pg_config" --pkglibdir)"
 
-tar -xzf "$archive" -C "$work"
+tar -xf "$archive" -C "$work" # vendored or upstream's: tar finds the compression
 src="$(find "$work" -mindepth 1 -maxdepth 1 -type d -name "timescaledb-*" | head -n 1)"
 grep -q "^version = $TIMESCALEDB_VERSION\$" "$src/version.config" || die "$archive is not TimescaleDB $TIMESCALEDB_VERSION"
 log "building TimescaleDB $TIMESCALEDB_VERSION with tsl/ against $("$pg_config" --version) in $stage"
@@ -86,8 +88,8 @@ done
 rm -rf "${stage:?}/usr/include" # headers were for the build only
 # The private copy is the postgres user's to run, like Debian's (the data directories are its own).
 chmod -R a+rX "$stage"
-printf 'archive=%s\nsha256=%s\npostgresql=%s\nbuilt=%s\nseconds=%s\ncores=%s\ncompiler=%s\n' \
-    "$TIMESCALEDB_TSL_ARCHIVE" "$TIMESCALEDB_TSL_SHA256" "$("$pg_config" --version)" "$(date -u +%FT%TZ)" \
+printf 'archive=%s\ntree_sha256=%s\npostgresql=%s\nbuilt=%s\nseconds=%s\ncores=%s\ncompiler=%s\n' \
+    "$TIMESCALEDB_TSL_ARCHIVE" "$TIMESCALEDB_TSL_TREE_SHA256" "$("$pg_config" --version)" "$(date -u +%FT%TZ)" \
     "$(($(date +%s) - started))" "$(nproc)" "$(gcc --version | head -n 1)" >"$stage/BUILD"
 rm -rf "$PREFIX" && mv "$stage" "$PREFIX"
 log "TimescaleDB $TIMESCALEDB_VERSION (full edition) built in $(($(date +%s) - started)) s: $PREFIX"

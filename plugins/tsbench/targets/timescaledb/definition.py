@@ -18,14 +18,16 @@ DEFINITION = ServerDefinition(
         # max_worker_processes, as TimescaleDB asks
         "timescaledb.max_background_workers": "8",
     },
-    # The full edition's source (build_tsl.sh): the upstream release archive with tsl/ and its sha256.
+    # The full edition's source (build_tsl.sh): upstream's tag archive (with tsl/), from the vendor
+    # folder (as NAME) or its URL, verified by its tree hash (runtimes/source_archive.py).
     install_env={
         "PG_MAJOR": PG_MAJOR,
         # Which edition the cloud host installs (apt: timescaledb-2-oss-… for apache, timescaledb-2-…
         # for tsl) and the container runs (image tag -oss for apache): the local runtime's edition.
         "TIMESCALEDB_EDITION": "apache",
         "TIMESCALEDB_TSL_ARCHIVE": "timescaledb-2.19.3.tar.gz",
-        "TIMESCALEDB_TSL_SHA256": "70f0807d121cd9ec3828d3e8bed7ea0cdff47f50fab090406e22f49e4ced6cef",
+        "TIMESCALEDB_TSL_URL": "https://github.com/timescale/timescaledb/archive/refs/tags/2.19.3.tar.gz",
+        "TIMESCALEDB_TSL_TREE_SHA256": "5e388e41a4003d4317482694eba0cd903648b72796105e6aeaa6f34d9c65a5a3",
     },
     # its packages and extension as hooks, then PostgreSQL's steps
     cloud_steps=("timescaledb/cloud_install.sh", "postgres/cloud_install.sh"),

@@ -20,8 +20,8 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
-from tsbench.run.axes import AXIS_NAMES, BY_AXIS, axis_text
 from tsbench.spec import DEFAULT_START, DatasetSpec, RunSpec, SpecError
+from tsbench.sweep.axes import AXIS_NAMES, BY_AXIS, axis_text
 from tsbench.timeutil import format_duration, parse_duration, parse_instant
 from tsbench.workload.usecases import get_use_case
 
@@ -154,7 +154,7 @@ def _budget_end(values: dict[str, Any], budget: int, scale: Any) -> tuple[int | 
 
 
 def expand_sweep(params: dict[str, Any], limits: SweepLimits = SweepLimits()) -> SweepPlan:
-    """Validate ``params`` (RunSpec fields; the axes of ``tsbench.run.axes`` may be lists;
+    """Validate ``params`` (RunSpec fields; the axes of ``tsbench.sweep.axes`` may be lists;
     ``duration`` instead of ``end``; ``row_budget`` for cardinality mode) and return the product.
     Raises ``SpecError`` naming every problem — with the axis value that provokes it — and when
     the product is over ``limits``."""
