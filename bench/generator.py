@@ -40,7 +40,7 @@ def child(case: str, cache: str) -> None:
     dataset, _ = ensure_dataset(spec, cache)
     seconds = time.perf_counter() - started
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    size = sum(f["bytes"] for f in dataset.manifest["files"])
+    size = sum(f.bytes for f in dataset.manifest.files)
     print(json.dumps({"rows": spec.rows_total, "seconds": seconds, "peak_rss_kb": peak_kb, "bytes": size}))
 
 

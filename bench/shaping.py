@@ -312,7 +312,7 @@ def main() -> None:
     print("client-side shaping only — no server, no network: rows/s of turning dataset batches into")
     print("what each target's writer sends; not an ingest rate of any database")
     print(
-        f"dataset: {dataset.manifest['use_case']}, {dataset.scale} entities, {rows:,} rows in "
+        f"dataset: {dataset.manifest.use_case}, {dataset.scale} entities, {rows:,} rows in "
         f"{len(batches)} batches of {args.batch_size:,}; 1 thread; median of {args.passes} passes "
         f"after a {WARMUP_BATCHES}-batch warm-up"
     )

@@ -74,7 +74,7 @@ def _obtain_dataset(args: argparse.Namespace) -> tuple[Dataset, bool, float]:
 
 def cmd_generate(args: argparse.Namespace) -> str:
     dataset, reused, seconds = _obtain_dataset(args)
-    rows = dataset.manifest["rows_total"]
+    rows = dataset.manifest.rows_total
     if reused:
         return f"reused {rows:,} rows (already in the cache) → {dataset.path}"
     return _summary("generated", rows, "rows", seconds, dataset.path)
@@ -88,7 +88,7 @@ def cmd_import(args: argparse.Namespace) -> str:
         dataset, reused = import_tsbs(
             args.file, fmt=args.format, use_case=args.use_case, cache=args.cache_dir, progress=progress
         )
-    rows = dataset.manifest["rows_total"]
+    rows = dataset.manifest.rows_total
     if reused:
         return f"reused {rows:,} rows (this file was imported before) → {dataset.path}"
     return _summary("imported", rows, "rows", time.perf_counter() - started, dataset.path)
@@ -99,7 +99,7 @@ def cmd_export(args: argparse.Namespace) -> str:
 
     dataset, _, _ = _obtain_dataset(args)
     started = time.perf_counter()
-    with Progress("export", total=dataset.manifest["rows_total"]) as progress:
+    with Progress("export", total=dataset.manifest.rows_total) as progress:
         rows = export_dataset(dataset, args.format, args.out, progress=progress)
     return _summary("exported", rows, "rows", time.perf_counter() - started, args.out)
 
@@ -233,11 +233,9 @@ def cmd_lease(args: argparse.Namespace) -> str:
     holder = lease.force_release() if args.release else lease.holder()
     if holder is None:
         return f"machine lease {lease.where}: free"
-    since = datetime.fromtimestamp(holder["since"], UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    since = datetime.fromtimestamp(holder.since, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     verb = "released (was held by" if args.release else "held by"
-    return f"machine lease {lease.where}: {verb} {holder['owner']} since {since}" + (
-        ")" if args.release else ""
-    )
+    return f"machine lease {lease.where}: {verb} {holder.owner} since {since}" + (")" if args.release else "")
 
 
 def _data_commands(sub: Any) -> None:

@@ -73,7 +73,7 @@ def test_racing_takers_of_a_free_and_of_a_stale_lease_get_one_winner(
 ) -> None:
     slot = new_slot("host-race")
     winners = _race(lambda: MachineLease(slot=slot, stale_after_s=60), 12, "first")
-    assert len(winners) == 1 and MachineLease(slot=slot).holder()["owner"] == winners[0]
+    assert len(winners) == 1 and MachineLease(slot=slot).holder().owner == winners[0]
     body, version = slot.read()
     assert body is not None and version is not None
     assert slot.replace({**body, "since": time.time() - 120, "beat": time.time() - 120}, version)
@@ -89,7 +89,7 @@ def test_beats_keep_the_lease_and_release_is_the_holders_alone(new_slot: Callabl
     with lease.keep_alive("busy", every_s=0.1):
         time.sleep(1.2)  # twice the stale limit: only the beats keep it
         assert not MachineLease(slot=lease.slot, stale_after_s=0.6).try_acquire("other")
-    assert not lease.release("other") and lease.holder()["owner"] == "busy"
+    assert not lease.release("other") and lease.holder().owner == "busy"
     assert lease.release("busy") and lease.holder() is None
 
 
@@ -117,5 +117,5 @@ def test_workers_with_separate_state_roots_share_the_lease_through_the_run_store
     slot = host_slot()
     assert isinstance(slot, S3Slot) and slot.where.startswith(f"s3://{bucket}/team/leases/host-")
     holder: Any = MachineLease().holder()
-    assert holder["owner"] == "scale-100 × questdb"
+    assert holder.owner == "scale-100 × questdb"
     assert not any((tmp_path / "worker-1").rglob("*.lease")), "the lease went to a worker's disk"

@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_manifest_describes_the_dataset(day_dataset: Dataset) -> None:
-    m = day_dataset.manifest
+    m = day_dataset.manifest.to_json()  # the file as written
+    assert day_dataset.manifest.rows_total == 864_000 and day_dataset.manifest.tags.rows == 100
     assert m["format"] == "tsbench-dataset/1" and m["generator_version"]
     assert m["spec"]["scale"] == 100 and m["rows"] == {"cpu": 864_000}
     assert m["schema"]["cpu"][0] == {"name": "time", "type": "timestamp[ns, tz=UTC]"}
@@ -110,8 +111,8 @@ def test_refuses_a_dataset_that_cannot_fit(tmp_path: Path) -> None:
 
 
 def test_estimate_covers_the_real_size(day_dataset: Dataset) -> None:
-    real = sum(f["bytes"] for f in day_dataset.manifest["files"])
-    estimate = estimated_bytes(DatasetSpec.parse(**day_dataset.manifest["spec"]))
+    real = sum(f.bytes for f in day_dataset.manifest.files)
+    estimate = estimated_bytes(DatasetSpec.parse(**day_dataset.manifest.spec))
     assert real <= estimate < 3 * real
 
 

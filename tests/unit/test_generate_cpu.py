@@ -93,13 +93,11 @@ def test_tag_frequencies_are_uniform(dataset_cache) -> None:
 def test_same_spec_same_bytes_other_seed_other_data(tmp_path, day_dataset: Dataset) -> None:
     again, reused = ensure_dataset(DatasetSpec.parse(scale=100), tmp_path / "elsewhere")
     assert not reused
-    assert [f["sha256"] for f in again.manifest["files"]] == [
-        f["sha256"] for f in day_dataset.manifest["files"]
-    ]
-    assert again.manifest["tags"]["sha256"] == day_dataset.manifest["tags"]["sha256"]
+    assert [f.sha256 for f in again.manifest.files] == [f.sha256 for f in day_dataset.manifest.files]
+    assert again.manifest.tags.sha256 == day_dataset.manifest.tags.sha256
     other, _ = ensure_dataset(DatasetSpec.parse(scale=100, seed=124), tmp_path / "elsewhere")
     assert other.path != again.path
-    assert other.manifest["files"][0]["sha256"] != again.manifest["files"][0]["sha256"]
+    assert other.manifest.files[0].sha256 != again.manifest.files[0].sha256
     assert not other.read("cpu").equals(again.read("cpu"))
 
 

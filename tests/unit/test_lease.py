@@ -21,7 +21,7 @@ def test_one_holder_at_a_time_and_release_only_by_the_holder(tmp_path: Path) -> 
     lease = MachineLease(tmp_path)
     assert lease.try_acquire("a") and lease.try_acquire("a")  # the holder may take it again
     assert not lease.try_acquire("b")
-    assert not lease.release("b") and lease.holder()["owner"] == "a"
+    assert not lease.release("b") and lease.holder().owner == "a"
     assert lease.release("a") and lease.holder() is None
     assert lease.try_acquire("b")
 
@@ -40,15 +40,15 @@ def test_many_threads_racing_get_exactly_one_lease(tmp_path: Path) -> None:
     start.set()
     for thread in threads:
         thread.join()
-    assert len(winners) == 1 and lease.holder()["owner"] == winners[0]
+    assert len(winners) == 1 and lease.holder().owner == winners[0]
 
 
 def test_acquire_waits_for_the_release_and_reports_the_wait(tmp_path: Path) -> None:
     lease, seen = MachineLease(tmp_path), []
     assert lease.try_acquire("holder")
     threading.Timer(0.6, lease.release, args=("holder",)).start()
-    waited = lease.acquire("waiter", timeout_s=10, poll_s=0.05, on_wait=lambda h, w: seen.append(h["owner"]))
-    assert 0.5 < waited < 5 and seen == ["holder"] and lease.holder()["owner"] == "waiter"
+    waited = lease.acquire("waiter", timeout_s=10, poll_s=0.05, on_wait=lambda h, w: seen.append(h.owner))
+    assert 0.5 < waited < 5 and seen == ["holder"] and lease.holder().owner == "waiter"
 
 
 def test_acquire_gives_up_after_the_limit_naming_the_holder(tmp_path: Path) -> None:
@@ -111,7 +111,7 @@ def test_a_dead_process_bound_holder_frees_the_machine_at_once(tmp_path: Path) -
     assert not lease.try_acquire("next-run")  # alive: the machine stays busy
     child.kill()
     child.wait()
-    assert lease.try_acquire("next-run") and lease.holder()["owner"] == "next-run"
+    assert lease.try_acquire("next-run") and lease.holder().owner == "next-run"
 
 
 def test_only_a_process_bound_lease_of_this_host_is_freed_by_its_process_exit(tmp_path: Path) -> None:
@@ -120,7 +120,7 @@ def test_only_a_process_bound_lease_of_this_host_is_freed_by_its_process_exit(tm
     (its start time differs), is judged by what can be known."""
     lease = MachineLease(tmp_path, stale_after_s=3600)
     _lease_taken_in_a_child(tmp_path, "branch", exit_after=True).wait()
-    unbound = {**lease.holder(), "process_start": None}
+    unbound = {**lease.holder().model_dump(), "process_start": None}
     lease.slot.path.write_text(json.dumps(unbound))
     assert not lease.try_acquire("next")  # the taking process exited, the lease is the branch's
     elsewhere = {**unbound, "process_start": 1, "host": "another-host"}
@@ -140,10 +140,10 @@ def test_a_holder_in_this_very_process_is_told_from_one_elsewhere(tmp_path: Path
     lease = MachineLease(tmp_path)
     assert not held_by_this_process(lease.holder())
     assert lease.try_acquire("branch") and held_by_this_process(lease.holder())
-    assert not held_by_this_process({**lease.holder(), "host": "another-host"})
+    assert not held_by_this_process(lease.holder().model_copy(update={"host": "another-host"}))
     lease.release("branch")
     _lease_taken_in_a_child(tmp_path, "child", exit_after=True).wait()
-    assert lease.holder()["owner"] == "child" and not held_by_this_process(lease.holder())
+    assert lease.holder().owner == "child" and not held_by_this_process(lease.holder())
 
 
 def test_an_aws_run_measures_on_up_to_max_parallel_hosts_and_local_on_the_machine(tmp_path: Path) -> None:
@@ -174,8 +174,7 @@ def test_an_aws_run_measures_on_up_to_max_parallel_hosts_and_local_on_the_machin
     assert second.release("postgres")
     third, _ = leases.acquire("influxdb", timeout_s=1)
     assert (
-        third.key == second.key
-        and HostLeases.at(keys, root=tmp_path).leases[1].holder()["owner"] == "influxdb"
+        third.key == second.key and HostLeases.at(keys, root=tmp_path).leases[1].holder().owner == "influxdb"
     )
     machine = HostLeases.at(host_lease_keys(local, "run-1"), root=tmp_path)
     assert machine.try_acquire("scale-100 × questdb") is not None  # aws slots are not the machine

@@ -142,3 +142,11 @@ def test_a_bad_latest_folder_is_refused_before_anything_is_published(out: Path, 
     with pytest.raises(ValueError, match="latest_folder"):  # the S3 side checks before connecting
         publish.publish_run(folder, "tsbench-unused", latest_folder=name)
     assert sorted(p.name for p in out.iterdir()) == ["runs"]
+
+
+def test_results_go_under_the_repository_s_reports_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without ``$TSBENCH_RESULTS`` runs land in ``reports/out/runs`` of the repository (where the
+    main job and a newcomer look), wherever the module that says so sits in the package."""
+    monkeypatch.delenv("TSBENCH_RESULTS", raising=False)
+    assert (pipeline.REPO / "pyproject.toml").is_file()
+    assert pipeline.results_root() == pipeline.REPO / "reports" / "out" / "runs"

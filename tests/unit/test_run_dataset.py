@@ -30,7 +30,7 @@ def test_a_worker_without_the_dataset_generates_the_same_bytes(tmp_path: Path) -
     second_worker = tmp_path / "worker-2"
     dataset = run_dataset(PointFolder(run_dir).read_run(), dataset_cache=second_worker)
     assert dataset.path.is_relative_to(second_worker) and dataset.id == body.dataset.id
-    assert [f["sha256"] for f in dataset.manifest["files"]] == body.dataset.files_sha256
+    assert [f.sha256 for f in dataset.manifest.files] == body.dataset.files_sha256
 
 
 def test_a_dataset_that_differs_from_the_recorded_one_is_refused(tmp_path: Path) -> None:

@@ -96,8 +96,8 @@ def assert_same_data(original: Dataset, imported: Dataset, fmt: str) -> None:
         assert got.num_rows == expected.num_rows, m
         for name in expected.column_names:
             assert got.column(name).equals(expected.column(name)), (m, name)
-    for m, schema in original.manifest["schema"].items():
-        assert imported.manifest["schema"][m] == schema
+    for m, schema in original.manifest.to_json()["schema"].items():
+        assert imported.manifest.to_json()["schema"][m] == schema
     assert imported.start_ns == original.start_ns
     assert imported.end_ns == original.end_ns
     assert imported.interval_ns == original.interval_ns
@@ -123,10 +123,10 @@ def test_cpu_only_round_trip(generated: dict[str, Dataset], tmp_path: Path, fmt:
     imported, reused = import_tsbs(path, cache=tmp_path / "cache")
     assert not reused
     assert_same_data(dataset, imported, fmt)
-    source = imported.manifest["source"]
+    source = imported.manifest.to_json()["source"]
     assert source["kind"] == "tsbs-import" and source["file"] == path.name and source["format"] == fmt
     assert len(source["sha256"]) == 64 and source["skipped_rows"] == 0
-    assert imported.manifest["entities"] == 5
+    assert imported.manifest.entities == 5
     # exported again, the imported dataset gives the same bytes
     again = tmp_path / f"again.{fmt}"
     export_dataset(imported, fmt, again)
@@ -159,7 +159,7 @@ def test_devops_and_iot_round_trip(
         assert ",," not in text and "= " not in text  # missing fields are left out, never empty
     if use_case == "iot":  # nameless points travel without a name (influx) or with an empty one
         nameless = sum(dataset.read(m).column("name").null_count for m in dataset.measurements)
-        assert nameless and imported.manifest["source"]["nameless_rows"] == nameless
+        assert nameless and imported.manifest.to_json()["source"]["nameless_rows"] == nameless
     if use_case == "iot" and fmt == "timescaledb":
         assert text.startswith(timescaledb_header(dataset.use_case))
         assert ",load_capacity=" in text.splitlines()[4]
@@ -200,7 +200,7 @@ def test_published_sample_row(tmp_path: Path, fmt: str) -> None:
     path.write_text(text)
     dataset, _ = import_tsbs(path, cache=tmp_path / "cache")
     check_sample(dataset)
-    assert dataset.manifest["source"]["format"] == fmt
+    assert dataset.manifest.to_json()["source"]["format"] == fmt
     # and written back exactly as TSBS writes it, to a path or to a file object
     out = io.BytesIO()
     assert export_dataset(dataset, fmt, out) == 1
@@ -266,8 +266,8 @@ def test_iot_points_with_cleared_tags(tmp_path: Path) -> None:
     dataset, _ = import_tsbs(path, cache=tmp_path / "cache")
     assert dataset.use_case.name == "iot"
     assert dataset.rows == {"readings": 3, "diagnostics": 1}
-    assert dataset.manifest["source"]["skipped_rows"] == 0
-    assert dataset.manifest["source"]["nameless_rows"] == 1
+    assert dataset.manifest.to_json()["source"]["skipped_rows"] == 0
+    assert dataset.manifest.to_json()["source"]["nameless_rows"] == 1
     assert dataset.tags().to_pylist() == [
         {"name": "truck_0", "fleet": "South", "driver": "Trish", "model": "H-2", "device_version": "v2.3"}
     ]
@@ -307,9 +307,8 @@ def test_a_cpu_row_without_hostname_is_skipped_and_counted(tmp_path: Path) -> No
     path.write_text("\n".join(lines) + "\n")
     dataset, _ = import_tsbs(path, cache=tmp_path / "cache")
     assert dataset.rows == {"cpu": 1}
-    assert (
-        dataset.manifest["source"]["skipped_rows"] == 1 and dataset.manifest["source"]["nameless_rows"] == 0
-    )
+    source = dataset.manifest.to_json()["source"]
+    assert source["skipped_rows"] == 1 and source["nameless_rows"] == 0
     assert dataset.read("cpu").column("hostname").null_count == 0
 
 

@@ -80,7 +80,7 @@ def make_run(
     types = TYPES if types is None else types
     run_dir = root / run_id
     spec = {
-        **dataset.manifest["spec"],
+        **dataset.manifest.spec,
         "query_types": list(types),
         "queries_per_type": 2,
         "query_seed": None,
@@ -106,9 +106,9 @@ def make_run(
                 "reused": True,
                 "generate_s": 0.0,
                 "rows": dataset.rows,
-                "rows_total": dataset.manifest["rows_total"],
-                "files_sha256": [f["sha256"] for f in dataset.manifest["files"]],
-                "generator_version": dataset.manifest["generator_version"],
+                "rows_total": dataset.manifest.rows_total,
+                "files_sha256": [f.sha256 for f in dataset.manifest.files],
+                "generator_version": dataset.manifest.generator_version,
             },
             "oracle_s": 0.01,
             "queries": sum(types.values()),
@@ -180,7 +180,7 @@ def suite_of(outcome: dict[str, Any], name: str) -> dict[str, Any]:
 # -- a good run ----------------------------------------------------------------------------------
 def test_good_run_passes_every_suite(dataset: Dataset, tmp_path: Path) -> None:
     run_dir = make_run(tmp_path / "runs", dataset)
-    outcome = validate_run(run_dir, [])
+    outcome = validate_run(run_dir, []).to_json()
     assert outcome["success"] is True, outcome["critical_failed"]
     assert outcome["critical_failed"] == [] and outcome["warnings"] == []
     assert [s["name"] for s in outcome["suites"]] == ["dataset", "load", "queries", "history"]
@@ -215,7 +215,7 @@ def test_good_run_passes_every_suite(dataset: Dataset, tmp_path: Path) -> None:
 
 
 def test_history_without_earlier_runs_is_skipped(dataset: Dataset, tmp_path: Path) -> None:
-    outcome = validate_run(make_run(tmp_path, dataset), [])
+    outcome = validate_run(make_run(tmp_path, dataset), []).to_json()
     history = suite_of(outcome, "history")
     assert history["critical"] is False and history["status"] == "skipped" and history["success"]
     for item in history["results"]:
@@ -232,7 +232,7 @@ def test_duplicated_host_time_row_fails_uniqueness(dataset: Dataset, tmp_path: P
         return frame
 
     rewrite(dataset, duplicate)
-    outcome = validate_run(make_run(tmp_path, dataset), [])
+    outcome = validate_run(make_run(tmp_path, dataset), []).to_json()
     assert outcome["success"] is False
     assert "dataset: cpu: (hostname, time) is unique" in outcome["critical_failed"]
     unique = results_of(outcome, "dataset")["cpu: (hostname, time) is unique"]
@@ -252,7 +252,7 @@ def test_duplicate_in_another_file_is_found(dataset: Dataset, tmp_path: Path) ->
     """Uniqueness and counts are checked over the whole glob, not per file."""
     first = dataset.files("cpu")[0]
     pq.write_table(pq.read_table(first).slice(42, 1), first.with_name("part-99999.parquet"))
-    outcome = validate_run(make_run(tmp_path, dataset), [])
+    outcome = validate_run(make_run(tmp_path, dataset), []).to_json()
     results = results_of(outcome, "dataset")
     assert results["cpu: (hostname, time) is unique"]["observed"]["duplicated_keys"] == 1
     assert results["cpu: row count = 4 hosts × 360 epochs"]["observed"] == {"rows": 1441, "expected": 1440}
@@ -271,7 +271,7 @@ def test_value_101_fails_the_cpu_range(dataset: Dataset, tmp_path: Path) -> None
         return frame
 
     rewrite(dataset, too_high)
-    outcome = validate_run(make_run(tmp_path, dataset), [])
+    outcome = validate_run(make_run(tmp_path, dataset), []).to_json()
     assert outcome["success"] is False
     assert "dataset: cpu: values in [0, 100] (10 fields)" in outcome["critical_failed"]
     item = results_of(outcome, "dataset")["cpu: values in [0, 100] (10 fields)"]
@@ -283,7 +283,7 @@ def test_value_101_fails_the_cpu_range(dataset: Dataset, tmp_path: Path) -> None
 
 def test_missing_row_fails_the_row_count(dataset: Dataset, tmp_path: Path) -> None:
     rewrite(dataset, lambda frame: frame.drop(index=frame.index[100]))
-    outcome = validate_run(make_run(tmp_path, dataset), [])
+    outcome = validate_run(make_run(tmp_path, dataset), []).to_json()
     assert outcome["success"] is False
     assert "dataset: cpu: row count = 4 hosts × 360 epochs" in outcome["critical_failed"]
     count = results_of(outcome, "dataset")["cpu: row count = 4 hosts × 360 epochs"]
@@ -302,7 +302,7 @@ def test_null_and_out_of_window_time_fail(dataset: Dataset, tmp_path: Path) -> N
         return frame
 
     rewrite(dataset, damage)
-    outcome = validate_run(make_run(tmp_path, dataset), [])
+    outcome = validate_run(make_run(tmp_path, dataset), []).to_json()
     bad = failed(outcome, "dataset")
     assert "cpu: no nulls (every column)" in bad
     assert results_of(outcome, "dataset")["cpu: no nulls (every column)"]["observed"]["usage_idle"] == 1
@@ -314,7 +314,7 @@ def test_iot_uses_the_manifest_counts_and_allows_missing_fields(tmp_path: Path) 
     spec = DatasetSpec.parse(use_case="iot", scale=6, end="2016-01-01T02:00:00Z", seed=3)
     iot, _ = ensure_dataset(spec, tmp_path / "cache")
     assert sum(iot.rows.values()) < 2 * 6 * 720  # iot drops points
-    outcome = validate_run(make_run(tmp_path / "runs", iot, types={}), [])
+    outcome = validate_run(make_run(tmp_path / "runs", iot, types={}), []).to_json()
     assert outcome["success"] is True, outcome["critical_failed"]
     results = results_of(outcome, "dataset")
     assert "readings: row count = the manifest's count (iot drops points on purpose)" in results
@@ -338,7 +338,7 @@ def test_too_many_nameless_rows_fail_and_nameless_instants_are_no_duplicates(tmp
         return frame
 
     rewrite(iot, damage, "readings")
-    outcome = validate_run(make_run(tmp_path / "runs", iot, types={}), [])
+    outcome = validate_run(make_run(tmp_path / "runs", iot, types={}), []).to_json()
     assert set(outcome["critical_failed"]) == {
         "dataset: readings: rows without name ≤ 1%",
         "dataset: Parquet file contents = the manifest's sha256",  # the rewritten file
@@ -350,7 +350,7 @@ def test_too_many_nameless_rows_fail_and_nameless_instants_are_no_duplicates(tmp
 def test_unreadable_dataset_fails_critically(dataset: Dataset, tmp_path: Path) -> None:
     run_dir = make_run(tmp_path / "runs", dataset)
     shutil.rmtree(dataset.path)
-    outcome = validate_run(run_dir, [])
+    outcome = validate_run(run_dir, []).to_json()
     assert outcome["success"] is False
     assert outcome["critical_failed"][0] == "dataset: dataset folder is readable"
 
@@ -397,7 +397,7 @@ def test_load_count_off_by_one_fails_naming_the_target(dataset: Dataset, tmp_pat
         if name == "beta":
             phases["load"]["trials"][-1]["row_counts"]["cpu"] -= 1
 
-    outcome = validate_run(make_run(tmp_path, dataset, tweak=short), [])
+    outcome = validate_run(make_run(tmp_path, dataset, tweak=short), []).to_json()
     assert outcome["success"] is False
     assert outcome["critical_failed"] == [
         "load: beta: rows in the database = rows in the dataset, per measurement"
@@ -422,10 +422,10 @@ def test_load_count_is_checked_against_the_rows_a_model_keeps(dataset: Dataset, 
         return tweak
 
     name = "beta: rows in the database = rows in the dataset its data model keeps, per measurement"
-    passed = validate_run(make_run(tmp_path / "a", dataset, tweak=keeps_fewer(0)), [])
+    passed = validate_run(make_run(tmp_path / "a", dataset, tweak=keeps_fewer(0)), []).to_json()
     assert passed["success"] is True, passed["critical_failed"]
     assert "data model cannot keep" in results_of(passed, "load")[name]["details"]
-    failed = validate_run(make_run(tmp_path / "b", dataset, tweak=keeps_fewer(1)), [])
+    failed = validate_run(make_run(tmp_path / "b", dataset, tweak=keeps_fewer(1)), []).to_json()
     assert failed["critical_failed"] == [f"load: {name}"]
 
 
@@ -436,7 +436,7 @@ def test_failed_target_is_a_failed_expectation_naming_it(dataset: Dataset, tmp_p
             phases["load"]["trials"][-1]["row_counts"] = {}
             phases["error"] = {"failed_phase": "load", "error": "TargetError: connection refused"}
 
-    outcome = validate_run(make_run(tmp_path, dataset, tweak=crash), [])
+    outcome = validate_run(make_run(tmp_path, dataset, tweak=crash), []).to_json()
     assert outcome["success"] is False
     load = results_of(outcome, "load")
     assert not load["alpha: finished every phase"]["success"]
@@ -460,7 +460,7 @@ def test_query_mismatch_fails(dataset: Dataset, tmp_path: Path) -> None:
                 {"pass": "hot-1", "query_id": "lastpoint#1", "reason": "row 3 differs"}
             ]
 
-    outcome = validate_run(make_run(tmp_path, dataset, tweak=wrong), [])
+    outcome = validate_run(make_run(tmp_path, dataset, tweak=wrong), []).to_json()
     assert outcome["critical_failed"] == ["queries: alpha: answers agree with the oracle"]
     item = results_of(outcome, "queries")["alpha: answers agree with the oracle"]
     assert item["observed"] == {"mismatches": 1, "by_type": {"lastpoint": 1}}
@@ -475,7 +475,7 @@ def test_query_error_fails(dataset: Dataset, tmp_path: Path) -> None:
             phases["queries"]["answer_checks"]["agreed"] -= 1
             phases["queries"]["errors"] = {"count": 1, "samples": [{"error": "SyntaxError: near WHERE"}]}
 
-    outcome = validate_run(make_run(tmp_path, dataset, tweak=broken), [])
+    outcome = validate_run(make_run(tmp_path, dataset, tweak=broken), []).to_json()
     assert outcome["critical_failed"] == ["queries: beta: no query errors"]
     item = results_of(outcome, "queries")["beta: no query errors"]
     assert item["observed"] == {"errors": 1, "by_type": {"high-cpu-1": 1}}
@@ -491,7 +491,7 @@ def test_declared_unsupported_types_pass_and_missing_ones_fail(dataset: Dataset,
         checks = phases["queries"]["answer_checks"]
         checks.update(checked=checks["checked"] - 4, agreed=checks["agreed"] - 4)
 
-    outcome = validate_run(make_run(tmp_path, dataset, tweak=unsupported), [])
+    outcome = validate_run(make_run(tmp_path, dataset, tweak=unsupported), []).to_json()
     queries = results_of(outcome, "queries")
     alpha = queries["alpha: every requested query type ran or is declared unsupported"]
     assert alpha["success"] and alpha["observed"]["unsupported"] == 1
@@ -520,7 +520,7 @@ def _earlier(root: Path, dataset: Dataset, count: int, **kwargs: Any) -> list[di
 
 def test_history_warns_on_a_50_percent_drop(dataset: Dataset, tmp_path: Path) -> None:
     history = _earlier(tmp_path / "old", dataset, 5, rows_per_s=100_000.0)
-    outcome = validate_run(make_run(tmp_path / "new", dataset, rows_per_s=50_000.0), history)
+    outcome = validate_run(make_run(tmp_path / "new", dataset, rows_per_s=50_000.0), history).to_json()
     assert outcome["success"] is True  # warnings never fail a run
     suite = suite_of(outcome, "history")
     assert suite["critical"] is False and suite["success"] is False and suite["status"] == "warning"
@@ -536,7 +536,7 @@ def test_history_warns_on_a_50_percent_drop(dataset: Dataset, tmp_path: Path) ->
 
 def test_history_with_two_earlier_runs_is_skipped(dataset: Dataset, tmp_path: Path) -> None:
     history = _earlier(tmp_path / "old", dataset, 2, rows_per_s=100_000.0)
-    outcome = validate_run(make_run(tmp_path / "new", dataset, rows_per_s=50_000.0), history)
+    outcome = validate_run(make_run(tmp_path / "new", dataset, rows_per_s=50_000.0), history).to_json()
     suite = suite_of(outcome, "history")
     assert suite["status"] == "skipped" and outcome["warnings"] == []
     item = results_of(outcome, "history")["alpha: figures vs the trailing median"]
@@ -556,7 +556,7 @@ def test_history_uses_only_comparable_earlier_valid_runs(dataset: Dataset, tmp_p
     for r in later:
         r["targets"]["alpha"]["load"]["median_rows_per_s"] = 1.0
     history = [*good, *other_targets, *failed_runs, *later]
-    outcome = validate_run(make_run(tmp_path / "new", dataset, rows_per_s=95_000.0), history)
+    outcome = validate_run(make_run(tmp_path / "new", dataset, rows_per_s=95_000.0), history).to_json()
     suite = suite_of(outcome, "history")
     assert suite["info"]["earlier_runs"] == [r["run_id"] for r in good]
     assert suite["status"] == "passed" and outcome["warnings"] == []
@@ -578,7 +578,7 @@ def test_history_from_the_run_store(dataset: Dataset, tmp_path: Path) -> None:
     history = store.history(spec_match(result), n=7, before=result)
     assert [r.run_id for r in history] == [f"202512{d:02d}T000000Z-s{d:05d}" for d in range(1, 5)]
     assert all(r.validation is not None and r.validation.success for r in history)
-    outcome = validate_run(current, history)
+    outcome = validate_run(current, history).to_json()
     summary = store.record(current)
     assert (
         summary["verdict"] == "passed" and summary["validation"]["warnings"] == len(outcome["warnings"]) == 2
@@ -663,7 +663,7 @@ def test_comparison_is_validated_scale_by_scale(
         "2026-01-01T00:00:00Z",
         tweak=short,
     )
-    outcome = validate_run(folder, [])
+    outcome = validate_run(folder, []).to_json()
     assert outcome["success"] is False
     assert outcome["critical_failed"] == [
         "scale 6: load: beta: rows in the database = rows in the dataset, per measurement"
@@ -709,7 +709,7 @@ def test_comparisons_in_the_store_give_per_scale_history(
         (f"202512{d:02d}T000000Z-c{d:05d}", 4) for d in (1, 2, 3)
     ]
     everything = [store.results(s["run_id"]) for s in store.index()]  # results of all scales
-    outcome = validate_run(folder, [r for rs in everything for r in rs])
+    outcome = validate_run(folder, [r for rs in everything for r in rs]).to_json()
     assert outcome["success"] is True
     assert len(outcome["warnings"]) == 4  # load rows/s of both targets at both scales
     assert outcome["warnings"][0].startswith("scale 4: history: alpha: load rows/s within ±30%")

@@ -104,7 +104,7 @@ def _waiting_in_turn(since_file: Path) -> Callable[..., Any]:
 
     from tsbench.run.lease import busy, held_by_this_process, wait_limit_s
 
-    def wait(leases: Any, owner: str, waiting: Callable[[dict[str, Any] | None, float], None]) -> Any:
+    def wait(leases: Any, owner: str, waiting: Callable[[Any, float], None]) -> Any:
         if not since_file.is_file():
             since_file.parent.mkdir(parents=True, exist_ok=True)
             since_file.write_text(repr(time.time()))

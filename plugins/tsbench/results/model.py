@@ -102,7 +102,7 @@ class PointFacts(Record):
     and its server group (the point whose server it shares; itself when it has its own)."""
 
     name: str = ""
-    axes: dict[str, Any] = {}
+    axes: dict[str, Any] = {}  # axis → its value here (a number, or an order's name)
     label: str = ""
     server_group: str = ""
 
@@ -169,7 +169,7 @@ class PointRun(Record):
     run_id: str = ""
     scale_dir: str = ""
     created_at: str = ""
-    spec: dict[str, Any] = {}  # RunSpec.model_dump(); ``tsbench.spec.recorded_spec`` reads it
+    spec: dict[str, Any] = {}  # RunSpec.model_dump(): read through ``RunSpec.recorded`` (typed)
     dataset: DatasetFacts = DatasetFacts()
     machine: MachineFacts = MachineFacts()
     clients: dict[str, str] = {}
@@ -236,7 +236,7 @@ class Validation(Record):
     seconds: Number | None = None
     great_expectations_version: str = ""
     suites: list[SuiteOutcome] = []
-    scales: dict[str, dict[str, Any]] = {}
+    scales: dict[str, dict[str, Any]] = {}  # per scale: its folder, success, counts (as written)
 
 
 class ValidationSummary(Record):

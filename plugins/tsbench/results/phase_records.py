@@ -37,13 +37,13 @@ class Provision(Record):
 
     runtime: str = ""
     seconds: Number | None = None
-    endpoint: dict[str, Any] = {}
+    endpoint: dict[str, Any] = {}  # ``Endpoint.to_json()`` (runtimes' record; results sit below them)
     server_binary: str = ""
     config: str = ""
-    placement: dict[str, Any] = {}
+    placement: dict[str, Any] = {}  # each runtime's own facts (host, container, disk…), shown as listed
     capabilities: Capabilities = Capabilities()
     version: str = ""
-    settings: dict[str, Any] = {}
+    settings: dict[str, Any] = {}  # the database's own settings, free-form per target
     wall_s: Number | None = None
 
 
@@ -94,7 +94,7 @@ class LoadPhase(Record):
     trials: list[LoadTrial] = []
     row_count_ok: bool = False
     median_rows_per_s: Number | None = None
-    wire: dict[str, Any] | None = None
+    wire: dict[str, Any] | None = None  # ``WireCache.facts()``, as in ``Prepare``
     wall_s: Number | None = None
     # rows per measurement the target's data model keeps, when fewer than the dataset's (iot:
     # ``Capabilities.stores_fieldless_rows`` …); empty: every row of the dataset
@@ -190,12 +190,12 @@ class AnswerChecks(Record):
     checked: int = 0
     agreed: int = 0
     mismatches: int = 0
-    mismatch_samples: list[dict[str, Any]] = []
+    mismatch_samples: list[dict[str, Any]] = []  # the answer diff as the comparison found it
 
 
 class QueryErrors(Record):
     count: int = 0
-    samples: list[dict[str, Any]] = []
+    samples: list[dict[str, Any]] = []  # pass, query id and the driver's error text
 
 
 class RollupRefreshFigures(Record):

@@ -24,7 +24,7 @@ from tsbench.results.model import LeaseTaken
 from tsbench.results.record import Record
 from tsbench.results.workspace import Part
 from tsbench.run.group import GroupPhases, branch_part
-from tsbench.run.lease import HostLeases, MachineLease, describe, lease_at, wait_limit_s
+from tsbench.run.lease import Holder, HostLeases, MachineLease, describe, lease_at, wait_limit_s
 from tsbench.run.phases import ACQUIRE_RECORD, PHASE_NAMES, step_name
 from tsbench.run.pipeline import Step
 from tsbench.runtimes.base import Runtime
@@ -34,7 +34,8 @@ log = logging.getLogger("tsbench.run")
 # How a branch waits for its lease: given the leases, the owner and a reporter of the wait, the
 # lease taken and the seconds waited (``block`` by default; the DAG's in-process test loop hands
 # its turn back instead while the holder is its own process).
-Wait = Callable[[HostLeases, str, Callable[[dict[str, Any] | None, float], None]], tuple[MachineLease, float]]
+Waiting = Callable[[Holder | None, float], None]
+Wait = Callable[[HostLeases, str, Waiting], tuple[MachineLease, float]]
 
 
 class BranchItem(BaseModel):
@@ -59,12 +60,12 @@ class BranchItem(BaseModel):
         return branch_part(self.points, self.target, phases)
 
 
-def block(leases: HostLeases, owner: str, waiting: Callable[[dict[str, Any] | None, float], None]):
+def block(leases: HostLeases, owner: str, waiting: Waiting) -> tuple[MachineLease, float]:
     """Wait (polling) until ``owner`` holds one of ``leases``, up to ``wait_limit_s``."""
     return leases.acquire(owner, wait_limit_s(), on_wait=waiting)
 
 
-def log_waiting(holder: dict[str, Any] | None, waited_s: float) -> None:
+def log_waiting(holder: Holder | None, waited_s: float) -> None:
     log.info("machine busy (%.0f s so far): %s", waited_s, describe(holder))
 
 

@@ -30,13 +30,38 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from tsbench.run.lease_slots import FileSlot, Slot, slot_for
+from pydantic import BaseModel, ConfigDict
+
+from tsbench.run.lease_slots import Body, FileSlot, Slot, slot_for
 from tsbench.runtimes.local import state_root
 
 DEFAULT_STALE_AFTER_S = float(os.environ.get("TSBENCH_LEASE_STALE_S", 15 * 60))
 BEAT_EVERY_S = 30.0
 POLL_EVERY_S = 0.2  # a waiter's tries: one or two small reads each; the handover waits half of it
 DEFAULT_WAIT_S = 24 * 3600.0
+
+
+class Holder(BaseModel):
+    """Who holds a lease: the owner (a branch), when it took the lease and last beat (s since the
+    epoch), the taking process's pid and host, and — for a process-bound owner — that process's
+    start time (clock ticks since boot), so a dead process frees it at once."""
+
+    model_config = ConfigDict(frozen=True)
+
+    owner: str
+    since: float = 0.0
+    beat: float = 0.0
+    pid: int | None = None
+    host: str = ""
+    process_start: int | None = None
+
+    @property
+    def last_beat(self) -> float:
+        return max(self.since, self.beat)
+
+
+def _holder(body: Body | None) -> Holder | None:
+    return Holder.model_validate(body) if body is not None else None
 
 
 class MachineBusy(TimeoutError):
@@ -87,46 +112,41 @@ class MachineLease:
         self.stale_after_s = stale_after_s
         self.process_bound = process_bound
 
-    def holder(self) -> dict[str, Any] | None:
-        return self.slot.read()[0]
+    def holder(self) -> Holder | None:
+        return _holder(self.slot.read()[0])
 
     def try_acquire(self, owner: str) -> bool:
         """Take the lease for ``owner`` if it is free, stale, or already ``owner``'s. A takeover
         replaces exactly the stale document it read (compare-and-swap): of two takers, one wins."""
-        current, version = self.slot.read()
+        body, version = self.slot.read()
+        current = _holder(body)
         if current is None:
             return self.slot.create(self._new_holder(owner))
-        if current.get("owner") == owner:
+        if current.owner == owner:
             return True
-        fresh = time.time() - _last_beat(current) < self.stale_after_s
+        fresh = time.time() - current.last_beat < self.stale_after_s
         if fresh and not holder_process_gone(current):
             return False
         assert version is not None
         return self.slot.replace(self._new_holder(owner), version)  # stale, or its process died
 
-    def _new_holder(self, owner: str) -> dict[str, Any]:
+    def _new_holder(self, owner: str) -> Body:
         now, pid = time.time(), os.getpid()
-        holder: dict[str, Any] = {
-            "owner": owner,
-            "since": now,
-            "beat": now,
-            "pid": pid,
-            "host": socket.gethostname(),
-        }
-        if self.process_bound:
-            holder["process_start"] = process_start(pid)
-        return holder
+        started = process_start(pid) if self.process_bound else None
+        holder = Holder(owner=owner, since=now, beat=now, pid=pid, host=socket.gethostname())
+        return holder.model_copy(update={"process_start": started}).model_dump(exclude_none=True)
 
     def beat(self, owner: str, attempts: int = 3) -> None:
         """Record that ``owner`` is alive; raises ``LeaseLost`` when it no longer holds the lease.
         A beat replaces only the version it read; it reads again when another beat of the same
         owner came in between."""
         for _ in range(attempts):
-            current, version = self.slot.read()
-            if current is None or current.get("owner") != owner:
+            body, version = self.slot.read()
+            current = _holder(body)
+            if body is None or current is None or current.owner != owner:
                 raise LeaseLost(f"{owner} no longer holds the machine lease: {describe(current)}")
             assert version is not None
-            if self.slot.replace({**current, "beat": time.time()}, version):
+            if self.slot.replace({**body, "beat": time.time()}, version):
                 return
         raise LeaseLost(f"{owner}: the machine lease at {self.where} kept changing under its beat")
 
@@ -160,23 +180,23 @@ class MachineLease:
         owner: str,
         timeout_s: float,
         poll_s: float = POLL_EVERY_S,
-        on_wait: Callable[[dict[str, Any] | None, float], None] | None = None,
+        on_wait: Callable[[Holder | None, float], None] | None = None,
         report_every_s: float = 60.0,
     ) -> float:
         """Wait until ``owner`` holds the lease; returns the seconds waited (see ``HostLeases``)."""
         return HostLeases([self]).acquire(owner, timeout_s, poll_s, on_wait, report_every_s)[1]
 
-    def force_release(self) -> dict[str, Any] | None:
+    def force_release(self) -> Holder | None:
         """Remove the lease whoever holds it (operators: after a crash); returns the old holder."""
         current, version = self.slot.read()
         if version is not None:
             self.slot.delete(version)
-        return current
+        return _holder(current)
 
     def release(self, owner: str) -> bool:
         """Give the lease back if ``owner`` holds it; returns whether it did."""
         current, version = self.slot.read()
-        if current is None or current.get("owner") != owner:
+        if current is None or current.get("owner") != owner:  # the stored form, not yet a Holder
             return False
         assert version is not None
         return self.slot.delete(version)
@@ -204,11 +224,11 @@ class HostLeases:
         """The lease ``owner`` now holds (its own first, else the first free or stale one), or None."""
         for lease in self.leases:
             holder = lease.holder()
-            if holder is not None and holder.get("owner") == owner:
+            if holder is not None and holder.owner == owner:
                 return lease
         return next((lease for lease in self.leases if lease.try_acquire(owner)), None)
 
-    def holders(self) -> dict[str, Any] | None:
+    def holders(self) -> Holder | None:
         """The first lease's holder (the one a waiter reports), or None when it is free."""
         return next((h for h in (lease.holder() for lease in self.leases) if h is not None), None)
 
@@ -217,7 +237,7 @@ class HostLeases:
         owner: str,
         timeout_s: float,
         poll_s: float = POLL_EVERY_S,
-        on_wait: Callable[[dict[str, Any] | None, float], None] | None = None,
+        on_wait: Callable[[Holder | None, float], None] | None = None,
         report_every_s: float = 60.0,
     ) -> tuple[MachineLease, float]:
         """Wait until ``owner`` holds one of the leases; returns it and the seconds waited.
@@ -237,7 +257,7 @@ class HostLeases:
         return held, time.monotonic() - started
 
 
-def busy(waited_s: float, limit_s: float, holder: dict[str, Any] | None) -> MachineBusy:
+def busy(waited_s: float, limit_s: float, holder: Holder | None) -> MachineBusy:
     """The error of a branch that waited ``waited_s`` for the machine, past ``limit_s``."""
     return MachineBusy(
         f"the machine was still in use after waiting {waited_s:.0f} s "
@@ -255,31 +275,24 @@ def process_start(pid: int) -> int | None:
     return int(stat.rsplit(")", 1)[1].split()[19])
 
 
-def holder_process_gone(holder: dict[str, Any]) -> bool:
+def holder_process_gone(holder: Holder) -> bool:
     """Whether ``holder`` is a process-bound lease of this host whose process no longer runs (a
     pid reused by another process counts as gone: its start time differs)."""
-    if holder.get("process_start") is None or holder.get("host") != socket.gethostname():
+    if holder.process_start is None or holder.pid is None or holder.host != socket.gethostname():
         return False
-    return process_start(int(holder["pid"])) != holder["process_start"]
+    return process_start(holder.pid) != holder.process_start
 
 
-def held_by_this_process(holder: dict[str, Any] | None) -> bool:
+def held_by_this_process(holder: Holder | None) -> bool:
     """Whether ``holder`` was taken by this very process on this host (under ``dag.test()`` every
     branch's tasks run in one process)."""
-    return (
-        holder is not None and holder.get("pid") == os.getpid() and holder.get("host") == socket.gethostname()
-    )
+    return holder is not None and holder.pid == os.getpid() and holder.host == socket.gethostname()
 
 
-def _last_beat(holder: dict[str, Any]) -> float:
-    return max(holder.get("since", 0), holder.get("beat", 0))
-
-
-def describe(holder: dict[str, Any] | None) -> str:
+def describe(holder: Holder | None) -> str:
     """``held by <owner> since <UTC time> (N s)``, or ``free``."""
-    if not holder:
+    if holder is None:
         return "free"
-    since = holder.get("since", 0)
-    when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(since))
-    held, quiet = time.time() - since, time.time() - _last_beat(holder)
-    return f"held by {holder.get('owner')} since {when} ({held:.0f} s; last beat {quiet:.0f} s ago)"
+    when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(holder.since))
+    held, quiet = time.time() - holder.since, time.time() - holder.last_beat
+    return f"held by {holder.owner} since {when} ({held:.0f} s; last beat {quiet:.0f} s ago)"

@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict
 from tsbench.results.documents import StoredResult, read_comparison, read_validation
 from tsbench.results.files import read_json, write_bytes_atomic
 from tsbench.results.folder import COMPARISON, VALIDATION, RunFolder, is_answers_file
+from tsbench.results.model import ValidationSummary
 from tsbench.results.store import RunStore, spec_match
 from tsbench.results.workspace import WHOLE, Part
 from tsbench.run.comparison import collect_comparison, plan_comparison, write_plan
@@ -42,7 +43,7 @@ from tsbench.studies import Study
 from tsbench.sweep.plan import SweepLimits
 
 log = logging.getLogger("tsbench.run.pipeline")
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]  # plugins/tsbench/run/pipeline.py → the repository
 HISTORY_RUNS = 10
 
 
@@ -111,18 +112,14 @@ def collect_run(folder: Path) -> str:
 
 @_timed("validate")
 def validate_run(folder: Path) -> dict[str, Any]:
-    """great_expectations suites; returns a small summary (validation.json has everything)."""
+    """great_expectations suites; returns a small summary's JSON (the step's outcome, which the
+    DAG shows as its XCom; validation.json has everything)."""
     from tsbench.validation import validate_run as validate
 
-    outcome = validate(folder, _history(folder))
+    summary = ValidationSummary.of(validate(folder, _history(folder)))
     store().record(folder)
-    summary = {
-        "success": outcome["success"],
-        "critical_failed": outcome["critical_failed"],
-        "warnings": len(outcome.get("warnings", [])),
-    }
     log.info("validation: %s", summary)
-    return summary
+    return summary.to_json()
 
 
 @_timed("report")

@@ -107,18 +107,18 @@ def profile_dataset(
 def expected_rows(dataset: Dataset) -> dict[str, tuple[int, str]]:
     """Expected rows per measurement and where the figure comes from."""
     manifest = dataset.manifest
-    use_case = manifest["use_case"]
-    if use_case in DROPS_POINTS or "spec" not in manifest:
+    use_case = manifest.use_case
+    if use_case in DROPS_POINTS or manifest.spec is None:
         why = f"{use_case} drops points on purpose" if use_case in DROPS_POINTS else "imported, no spec"
-        return {m: (int(n), f"the manifest's count ({why})") for m, n in manifest["rows"].items()}
-    spec = DatasetSpec.parse(**manifest["spec"])
+        return {m: (int(n), f"the manifest's count ({why})") for m, n in manifest.rows.items()}
+    spec = DatasetSpec.parse(**manifest.spec)
     noun = "hosts" if dataset.use_case.entity_key == "hostname" else "entities"
     basis = f"{spec.scale:,} {noun} × {spec.epochs:,} epochs"
     return {m: (spec.rows_per_measurement, basis) for m in spec.measurements}
 
 
 def _not_null_columns(dataset: Dataset, measurement: str, columns: list[str]) -> list[str]:
-    if dataset.manifest["use_case"] not in DROPS_POINTS:
+    if dataset.manifest.use_case not in DROPS_POINTS:
         return columns
     key = set() if dataset.use_case.nameless_rows else {dataset.use_case.entity_key}
     try:
@@ -129,8 +129,8 @@ def _not_null_columns(dataset: Dataset, measurement: str, columns: list[str]) ->
 
 
 def _files_frame(dataset: Dataset, profiles: dict[str, MeasurementProfile]) -> Frame:
-    listed = {f["path"]: (f["measurement"], f["rows"]) for f in dataset.manifest["files"]}
-    sums = {f["path"]: f["sha256"] for f in dataset.manifest["files"]}
+    listed = {f.path: (f.measurement, f.rows) for f in dataset.manifest.files}
+    sums = {f.path: f.sha256 for f in dataset.manifest.files}
     on_disk = {
         row.file: (m, int(row.rows))
         for m, p in profiles.items()
@@ -235,7 +235,7 @@ def _nameless_checks(
 
 
 def _keys_frame(dataset: Dataset, profiles: dict[str, MeasurementProfile]) -> Frame:
-    entity = dataset.manifest.get("entity_key") or dataset.use_case.entity_key
+    entity = dataset.manifest.entity_key or dataset.use_case.entity_key
     rows, checks = [], []
     for m, profile in profiles.items():
         examples = []

@@ -59,7 +59,7 @@ def profile_measurement(
 ) -> MeasurementProfile:
     """Both scans of one measurement; ``ranges`` (column → inclusive bounds) adds out-of-range counts."""
     started = time.perf_counter()
-    entity = dataset.manifest.get("entity_key") or dataset.use_case.entity_key
+    entity = dataset.manifest.entity_key or dataset.use_case.entity_key
     ranges = ranges or {}
     if not any((dataset.path / measurement).glob("*.parquet")):
         empty = pd.DataFrame({"file": pd.Series([], dtype=str), "rows": pd.Series([], dtype="int64")})

@@ -173,7 +173,7 @@ def validate_run(
     window: int = WINDOW,
     min_history: int = MIN_HISTORY,
     memory_limit: str | None = None,
-) -> dict[str, Any]:
+) -> Validation:
     """Run the dataset, load, queries (critical) and history (warning) suites on a collected run.
 
     ``history``: earlier results or comparisons, as records or their JSON, or stored results (e.g.
@@ -182,13 +182,9 @@ def validate_run(
     dataset (or its folder) of a single run when it is no longer where ``result.json`` says.
     ``memory_limit``: DuckDB's cap for the dataset scans (default ``dataset.MEMORY_LIMIT``).
     Writes ``validation.json`` (atomically) and great_expectations' own result per suite in
-    ``validation/<suite>.json``; returns the former::
-
-        {"success": bool, "critical_failed": [names], "warnings": [texts],
-         "suites": [{"name", "success", "critical", "status", "results": [
-             {"expectation", "success", "observed", "details"}, ...]}, ...], ...}
-
-    ``success`` is true when every critical expectation holds; warnings never fail a run.
+    ``validation/<suite>.json``; returns the former as its record (``Validation``: success, the
+    critical expectations that failed, the warnings, every suite's expectations). ``success`` is
+    true when every critical expectation holds; warnings never fail a run.
     """
     run_dir = Path(run_dir)
     kind, document = run_document(run_dir)
@@ -208,4 +204,4 @@ def validate_run(
         len(outcome["warnings"]),
         outcome["seconds"],
     )
-    return outcome
+    return Validation.from_json(outcome)

@@ -36,6 +36,7 @@ from tsbench.spec import DatasetSpec
 from tsbench.timeutil import format_instant
 from tsbench.workload.generate import generate
 from tsbench.workload.generate.common import GENERATOR_VERSION
+from tsbench.workload.manifest import Manifest
 from tsbench.workload.usecases import UseCase, get_use_case
 
 FORMAT = "tsbench-dataset/1"
@@ -90,7 +91,7 @@ class Dataset:
     """A complete dataset folder and its manifest."""
 
     path: Path
-    manifest: dict[str, Any]
+    manifest: Manifest
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> Dataset:
@@ -98,50 +99,50 @@ class Dataset:
         manifest_path = folder / "manifest.json"
         if not manifest_path.is_file():
             raise DatasetError(f"{folder} is not a complete dataset (no manifest.json)")
-        manifest = json.loads(manifest_path.read_text())
-        if manifest.get("format") != FORMAT:
-            raise DatasetError(f"{folder}: unknown dataset format {manifest.get('format')!r}")
-        return cls(folder, manifest)
+        body = json.loads(manifest_path.read_text())
+        if body.get("format") != FORMAT:
+            raise DatasetError(f"{folder}: unknown dataset format {body.get('format')!r}")
+        return cls(folder, Manifest.from_json(body))
 
     @property
     def id(self) -> str:
-        return self.manifest["id"]
+        return self.manifest.id
 
     @property
     def use_case(self) -> UseCase:
-        return get_use_case(self.manifest["use_case"])
+        return get_use_case(self.manifest.use_case)
 
     @property
     def measurements(self) -> list[str]:
-        return list(self.manifest["rows"])
+        return list(self.manifest.rows)
 
     @property
     def rows(self) -> dict[str, int]:
-        return dict(self.manifest["rows"])
+        return dict(self.manifest.rows)
 
     @property
     def start_ns(self) -> int:
-        return self.manifest["time_range"]["start_ns"]
+        return self.manifest.time_range.start_ns
 
     @property
     def end_ns(self) -> int:
         """Exclusive end of the data (last timestamp + interval)."""
-        return self.manifest["time_range"]["end_ns"]
+        return self.manifest.time_range.end_ns
 
     @property
     def interval_ns(self) -> int:
-        return self.manifest["time_range"]["interval_ns"]
+        return self.manifest.time_range.interval_ns
 
     @property
     def scale(self) -> int:
-        return self.manifest["entities"]
+        return self.manifest.entities
 
     def spec_fields(self) -> dict[str, Any]:
         """DatasetSpec fields describing this dataset (from its spec, or its range when imported)."""
-        if "spec" in self.manifest:
-            return dict(self.manifest["spec"])
+        if self.manifest.spec is not None:
+            return dict(self.manifest.spec)
         return {
-            "use_case": self.manifest["use_case"],
+            "use_case": self.manifest.use_case,
             "scale": self.scale,
             "start": self.start_ns,
             "end": self.end_ns,
@@ -149,7 +150,7 @@ class Dataset:
         }
 
     def files(self, measurement: str) -> list[Path]:
-        return [self.path / f["path"] for f in self.manifest["files"] if f["measurement"] == measurement]
+        return [self.path / f.path for f in self.manifest.files if f.measurement == measurement]
 
     def glob(self, measurement: str) -> str:
         """A glob over the measurement's Parquet files (for DuckDB's read_parquet)."""
@@ -196,11 +197,11 @@ class Dataset:
 
     def verify(self) -> None:
         """Check every file's size and sha256 against the manifest (DatasetError on mismatch)."""
-        for entry in [*self.manifest["files"], self.manifest["tags"]]:
-            path = self.path / entry["path"]
-            if not path.is_file() or path.stat().st_size != entry["bytes"]:
+        for entry in [*self.manifest.files, self.manifest.tags]:
+            path = self.path / entry.path
+            if not path.is_file() or path.stat().st_size != entry.bytes:
                 raise DatasetError(f"{path}: missing or wrong size")
-            if sha256_file(path) != entry["sha256"]:
+            if sha256_file(path) != entry.sha256:
                 raise DatasetError(f"{path}: sha256 differs from the manifest")
 
 

@@ -26,7 +26,7 @@ def run_dataset(run: PointRun, dataset_cache: Path | None = None) -> Dataset:
         dataset, reused = ensure_dataset(RunSpec.parse(**run.spec).dataset, dataset_cache)
         how = "found in this worker's cache" if reused else "generated again on this worker"
         log.info("dataset %s is not at %s: %s (%s)", recorded.id, path, how, dataset.path)
-    shas = [entry["sha256"] for entry in dataset.manifest["files"]]
+    shas = [entry.sha256 for entry in dataset.manifest.files]
     if dataset.id != recorded.id or shas != recorded.files_sha256:
         raise DatasetError(
             f"dataset {dataset.id} at {dataset.path} is not the one the run recorded ({recorded.id}, "
