@@ -18,10 +18,10 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from tsbench.published import Published
 from tsbench.spec import SpecError
 from tsbench.sweep.plan import SweepLimits, SweepPlan, expand_sweep
 from tsbench.verdicts.coverage import Coverage, PlannedPoint, claims_coverage
+from tsbench.verdicts.published import Published
 
 REPO = Path(__file__).resolve().parents[2]
 PUBLISHED_STUDIES = ("A", "B", "C", "D", "E")

@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 import yaml
 
-from tsbench.published import Claim, Condition, Published, PublishedFigure
 from tsbench.results.model import RunResult
 from tsbench.spec import SpecError
 from tsbench.studies import load_study
 from tsbench.verdicts.checks import Verdict
 from tsbench.verdicts.claims import check_study, figure_beside, judge_claim
 from tsbench.verdicts.noise import Lead, compare
+from tsbench.verdicts.published import Claim, Condition, Published, PublishedFigure
 
 MACHINE = {"cores": 2, "memory_bytes": 24 * 2**30}
 # rows/s of the three trials per point × target: QuestDB behind at 1 worker, level at 2, ahead at 4

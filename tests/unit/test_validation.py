@@ -348,8 +348,10 @@ def test_too_many_nameless_rows_fail_and_nameless_instants_are_no_duplicates(tmp
 
 
 def test_unreadable_dataset_fails_critically(dataset: Dataset, tmp_path: Path) -> None:
+    """A dataset folder whose manifest cannot be read (a folder that is gone is generated again,
+    byte-identical: ``workload.recorded.run_dataset``)."""
     run_dir = make_run(tmp_path / "runs", dataset)
-    shutil.rmtree(dataset.path)
+    (dataset.path / "manifest.json").write_text("{")
     outcome = validate_run(run_dir, []).to_json()
     assert outcome["success"] is False
     assert outcome["critical_failed"][0] == "dataset: dataset folder is readable"

@@ -25,8 +25,9 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
-from tsbench.report import client_share, fmt
+from tsbench.report import fmt
 from tsbench.report.model import ScaleInputs, build_report_context, read_examples
+from tsbench.report.sections import client_share
 from tsbench.results.documents import HistoryItem, read_result, read_validation, scale_dirs
 from tsbench.results.files import read_json, write_bytes_atomic
 from tsbench.results.folder import REPORT_HTML, REPORT_PDF, PointFolder, RunFolder

@@ -1,4 +1,4 @@
-"""One check of a claim (``tsbench.published.Check``) on a comparison's points: its verdict at each
+"""One check of a claim (``tsbench.verdicts.published.Check``) on a comparison's points: its verdict at each
 point (or pair of points) where it can be made, and the check's verdict over them.
 
 At one point a check's sides compare by the noise rule (``noise``):
@@ -26,12 +26,12 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from tsbench.published import Check, Claim, Condition, Metric, PublishedFigure
 from tsbench.results.model import RunResult
 from tsbench.verdicts.conditions import unmet
 from tsbench.verdicts.figures import Measurement, measure
 from tsbench.verdicts.magnitude import published_ratio, reproduces
 from tsbench.verdicts.noise import Gap, Lead, compare
+from tsbench.verdicts.published import Check, Claim, Condition, Metric, PublishedFigure
 
 
 class Verdict(StrEnum):

@@ -1,4 +1,4 @@
-"""Published vs measured: each claim of a study (``tsbench.published``) judged on one comparison's
+"""Published vs measured: each claim of a study (``tsbench.verdicts.published``) judged on one comparison's
 points, and each published figure set beside the figures measured under its conditions.
 
 A claim is judged on rankings and ratios only — never by equating absolute numbers across machines.
@@ -17,7 +17,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from tsbench.published import Check, Claim, Published, PublishedFigure
 from tsbench.results.model import MachineFacts, Number, RunResult
 from tsbench.verdicts.checks import (
     CheckVerdict,
@@ -29,6 +28,7 @@ from tsbench.verdicts.checks import (
     weakest,
 )
 from tsbench.verdicts.figures import measure
+from tsbench.verdicts.published import Check, Claim, Published, PublishedFigure
 
 
 @dataclass(frozen=True)

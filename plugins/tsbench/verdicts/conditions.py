@@ -1,10 +1,10 @@
-"""Whether a point of a run meets a claim's conditions (``tsbench.published.Condition``): a point
+"""Whether a point of a run meets a claim's conditions (``tsbench.verdicts.published.Condition``): a point
 that does not cannot check the claim, and the verdict there names what it lacked."""
 
 from __future__ import annotations
 
-from tsbench.published import Condition
 from tsbench.results.model import RunResult
+from tsbench.verdicts.published import Condition
 
 
 def unmet(condition: Condition, run: RunResult) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 
 import psutil
 
-from tsbench.published import Check, Claim, Condition, Published
+from tsbench.verdicts.published import Check, Claim, Condition, Published
 
 MACHINE_KINDS = ("min_cores", "larger_than_memory")
 STORED_BYTES_PER_ROW = 100  # generous: the local targets store 5-40 bytes a row (larger than memory?)

@@ -7,8 +7,8 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from tsbench.published import Metric
 from tsbench.results.model import Number, QueriesPhase, QueryStats, RunResult, TargetResult
+from tsbench.verdicts.published import Metric
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tsbench.published import Check, Claim, PublishedFigure
 from tsbench.results.model import RunResult
 from tsbench.verdicts.noise import oriented
+from tsbench.verdicts.published import Check, Claim, PublishedFigure
 
 
 @dataclass(frozen=True)

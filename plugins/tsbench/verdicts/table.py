@@ -8,9 +8,9 @@ from collections.abc import Sequence
 
 from tabulate import tabulate
 
-from tsbench.published import Published
 from tsbench.results.model import RunResult
 from tsbench.verdicts.claims import StudyCheck, check_study
+from tsbench.verdicts.published import Published
 
 QUOTE_CHARS = 72
 

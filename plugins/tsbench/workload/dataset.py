@@ -32,8 +32,8 @@ import pyarrow.parquet as pq
 from filelock import FileLock
 
 from tsbench.progress import Progress
-from tsbench.spec import DatasetSpec
 from tsbench.timeutil import format_instant
+from tsbench.workload.dataset_spec import DatasetSpec
 from tsbench.workload.generate import generate
 from tsbench.workload.generate.common import GENERATOR_VERSION
 from tsbench.workload.manifest import Manifest

@@ -6,8 +6,8 @@ import logging
 from pathlib import Path
 
 from tsbench.results.model import PointRun
-from tsbench.spec import RunSpec
 from tsbench.workload.dataset import Dataset, DatasetError, ensure_dataset
+from tsbench.workload.dataset_spec import DatasetSpec
 
 log = logging.getLogger("tsbench.run")
 
@@ -23,7 +23,8 @@ def run_dataset(run: PointRun, dataset_cache: Path | None = None) -> Dataset:
     if (path / "manifest.json").is_file():
         dataset = Dataset.open(path)
     else:
-        dataset, reused = ensure_dataset(RunSpec.parse(**run.spec).dataset, dataset_cache)
+        spec = DatasetSpec.parse(**{k: v for k, v in run.spec.items() if k in DatasetSpec.model_fields})
+        dataset, reused = ensure_dataset(spec, dataset_cache)
         how = "found in this worker's cache" if reused else "generated again on this worker"
         log.info("dataset %s is not at %s: %s (%s)", recorded.id, path, how, dataset.path)
     shas = [entry.sha256 for entry in dataset.manifest.files]

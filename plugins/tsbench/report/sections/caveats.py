@@ -11,7 +11,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tsbench.report import client_share, fmt
+from tsbench.report import fmt
+from tsbench.report.sections import client_share
 from tsbench.report.sections.common import FEW_QUERIES, FEW_SAMPLES, SMALL_ROWS, Caveat, join
 from tsbench.report.sections.load import LoadRow, LoadSection
 from tsbench.report.sections.queries import QueriesSection, QueryCell

@@ -6,8 +6,9 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from tsbench.report import charts, client_share, fmt
-from tsbench.report.client_share import ClientShare, PreparedNote
+from tsbench.report import charts, fmt
+from tsbench.report.sections import client_share
+from tsbench.report.sections.client_share import ClientShare, PreparedNote
 from tsbench.report.sections.common import leaders, ranked
 from tsbench.report.sections.status import TargetView
 from tsbench.report.spread import Spread, spread

@@ -9,12 +9,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tsbench.published import Metric, Published
 from tsbench.report import fmt
 from tsbench.results.model import Number, RunResult
 from tsbench.verdicts.checks import CheckVerdict, Verdict, compares, conditions
 from tsbench.verdicts.claims import ClaimVerdict, FigureBeside, StudyCheck, check_study
 from tsbench.verdicts.noise import FOOTPRINT_TOLERANCE, MIN_REPEATS, RATE_TOLERANCE
+from tsbench.verdicts.published import Metric, Published
 
 VERDICT_PILL = {
     Verdict.REPRODUCED: "pass",

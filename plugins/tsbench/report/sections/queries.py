@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from tsbench.report import charts
-from tsbench.report.client_share import ClientRow, ClientShare
+from tsbench.report.sections.client_share import ClientRow, ClientShare
 from tsbench.report.sections.common import colours, describe, lead_over, leaders, query_type_order, ranked
 from tsbench.report.sections.status import TargetView
 from tsbench.report.spread import Spread, spread

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tsbench.spec import DatasetSpec
+from tsbench.workload.dataset_spec import DatasetSpec
 from tsbench.workload.generate.common import Chunk, ClampedWalk, choose, stream
 from tsbench.workload.generate.simulator import MeasurementChunk, Simulator
 from tsbench.workload.usecases import CPU_FIELDS

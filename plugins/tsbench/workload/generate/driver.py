@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from tsbench.spec import DatasetSpec
+from tsbench.workload.dataset_spec import DatasetSpec
 from tsbench.workload.generate.common import Chunk, plan_chunks, row_order
 from tsbench.workload.generate.simulator import MeasurementChunk, Simulator
 from tsbench.workload.usecases import UseCase

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tsbench.spec import DatasetSpec
+from tsbench.workload.dataset_spec import DatasetSpec
 from tsbench.workload.generate.common import Chunk
 from tsbench.workload.usecases import UseCase, get_use_case
 

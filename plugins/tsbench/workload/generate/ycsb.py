@@ -13,7 +13,7 @@ import string
 
 import numpy as np
 
-from tsbench.spec import DatasetSpec
+from tsbench.workload.dataset_spec import DatasetSpec
 from tsbench.workload.generate.common import Chunk, stream
 from tsbench.workload.generate.simulator import MeasurementChunk, Simulator
 from tsbench.workload.usecases import YCSB, YCSB_TAGS

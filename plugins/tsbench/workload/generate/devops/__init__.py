@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tsbench.spec import DatasetSpec
+from tsbench.workload.dataset_spec import DatasetSpec
 from tsbench.workload.generate.common import Chunk
 from tsbench.workload.generate.cpu import CpuWalk, host_tags
 from tsbench.workload.generate.devops.kinds import Clock, Part

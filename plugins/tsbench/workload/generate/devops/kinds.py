@@ -19,7 +19,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from tsbench.spec import DatasetSpec
+from tsbench.workload.dataset_spec import DatasetSpec
 from tsbench.workload.generate.common import Chunk, ClampedWalk, Counter, stream
 from tsbench.workload.generate.simulator import MeasurementChunk
 
