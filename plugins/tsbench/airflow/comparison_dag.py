@@ -125,14 +125,14 @@ def validate_params_task(step: Step, limits: SweepLimits | None = None, study: S
     return _task(step, validate_params)
 
 
-def _planned(folder: Path, item: dict[str, Any]) -> tuple[Any, Path]:
+def _planned(folder: Path, item: Any) -> tuple[Any, Path]:
     from tsbench.run.comparison import point_dir, read_plan
 
-    point = next(p for p in read_plan(folder)[1] if p.name == item["point"])
+    point = next(p for p in read_plan(folder)[1] if p.name == item.point)
     return point, point_dir(folder, point.name)
 
 
-def _dataset(folder: Path, item: dict[str, Any]) -> None:
+def _dataset(folder: Path, item: Any) -> None:
     """The point's dataset, then its reference answers — in one task, so the oracle reads the
     dataset on the worker that generated it (another worker would generate it again)."""
     from tsbench.run.point_setup import prepare_dataset, prepare_oracle
@@ -146,17 +146,19 @@ def _dataset(folder: Path, item: dict[str, Any]) -> None:
     log.info("oracle: %d queries %s in %.2f s", run.queries or 0, how, run.oracle_s or 0.0)
 
 
-POINT_CALLS: dict[str, Callable[[Path, dict[str, Any]], None]] = {"dataset": _dataset}
+POINT_CALLS: dict[str, Callable[[Path, Any], None]] = {"dataset": _dataset}  # (folder, PointItem)
 
 
 def point_task(step: Step) -> Any:
     def run(item: dict[str, Any]) -> dict[str, Any]:
         from tsbench.results.folder import RunFolder
         from tsbench.run.comparison import point_part
+        from tsbench.run.pipeline import PointItem
 
         verbose()
-        with RunFolder.opened(item["folder"], part=point_part(item["point"])) as folder:
-            POINT_CALLS[step.name](folder.path, item)
+        point = PointItem.model_validate(item)
+        with RunFolder.opened(point.folder, part=point_part(point.point)) as folder:
+            POINT_CALLS[step.name](folder.path, point)
         return item
 
     return _task(step, run, map_index_template=POINT_LABEL)
@@ -202,10 +204,10 @@ def _in_store(value: Any, scratch: str, url: str) -> Any:
 
 @task
 def points_of(plan: dict[str, Any]) -> list[dict[str, Any]]:
-    from tsbench.run.pipeline import PlannedRun
+    from tsbench.run.pipeline import PlannedRun, PointItem
 
     planned = PlannedRun.model_validate(plan)
-    return [{"folder": planned.folder, "point": point} for point in planned.points]
+    return [PointItem(folder=planned.folder, point=point).model_dump() for point in planned.points]
 
 
 @task

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+
+from tsbench.results.publish import S3Settings
 
 log = logging.getLogger("tsbench.airflow")
 S3_CONNECTION = "tsbench_s3"
 
 
-def s3_from_connection(conn_id: str = S3_CONNECTION) -> dict[str, Any] | None:
+def s3_from_connection(conn_id: str = S3_CONNECTION) -> S3Settings | None:
     """S3 publication settings from connection ``conn_id`` (type aws: login = access key id,
     password = secret; extra: ``bucket``, ``prefix``, ``endpoint_url``, ``region_name``).
     None when the connection does not exist — then the environment decides (see tsbench.run.pipeline)."""
@@ -29,15 +30,15 @@ def s3_from_connection(conn_id: str = S3_CONNECTION) -> dict[str, Any] | None:
     if not extra.get("bucket"):
         log.warning("connection %s has no 'bucket' in its extra; S3 publication skipped", conn_id)
         return None
-    return {
-        "bucket": extra["bucket"],
-        "prefix": extra.get("prefix", ""),
-        "endpoint_url": extra.get("endpoint_url"),
-        "region": extra.get("region_name"),
-        "aws_access_key_id": conn.login or None,
-        "aws_secret_access_key": conn.password or None,
-        "create_bucket": bool(extra.get("create_bucket", False)),
-    }
+    return S3Settings(
+        bucket=extra["bucket"],
+        prefix=extra.get("prefix", ""),
+        endpoint_url=extra.get("endpoint_url"),
+        region=extra.get("region_name"),
+        aws_access_key_id=conn.login or None,
+        aws_secret_access_key=conn.password or None,
+        create_bucket=bool(extra.get("create_bucket", False)),
+    )
 
 
 AWS_CONNECTION = "tsbench_aws"

@@ -43,6 +43,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +109,25 @@ def _bucket_validation(bucket: Bucket, run_id: str) -> Validation | None:
 
 
 # -- publishing ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class S3Settings:
+    """Where a run is published on S3 (bucket, key prefix) and how to reach it: an endpoint (an
+    S3-compatible server), a region, credentials (None: the standard AWS environment), and whether a
+    missing bucket may be created. The secret never appears in its repr."""
+
+    bucket: str
+    prefix: str = ""
+    endpoint_url: str | None = None
+    region: str | None = None
+    aws_access_key_id: str | None = field(default=None, repr=False)
+    aws_secret_access_key: str | None = field(default=None, repr=False)
+    create_bucket: bool = False
+
+    def client_options(self) -> dict[str, Any]:
+        """``publish_run``'s keyword arguments beyond the bucket and prefix."""
+        return {k: v for k, v in asdict(self).items() if k not in ("bucket", "prefix")}
+
+
 def publish_run(
     run_dir: str | Path,
     bucket: str,

@@ -35,6 +35,7 @@ from tsbench.results.documents import StoredResult, read_comparison, read_valida
 from tsbench.results.files import read_json, write_bytes_atomic
 from tsbench.results.folder import COMPARISON, VALIDATION, RunFolder, is_answers_file
 from tsbench.results.model import ValidationSummary
+from tsbench.results.publish import S3Settings
 from tsbench.results.store import RunStore, spec_match
 from tsbench.results.workspace import WHOLE, Part
 from tsbench.run.comparison import collect_comparison, plan_comparison, write_plan
@@ -166,23 +167,21 @@ def _publish_locally(folder: Path, latest_folder: str = "latest") -> dict[str, A
     return {"latest_folder": latest_folder, "latest_replaced": passed, "index": str(root / "index.html")}
 
 
-def s3_settings() -> dict[str, Any] | None:
+def s3_settings() -> S3Settings | None:
     """S3 publication settings from the environment, or None when no bucket is configured."""
     bucket = os.environ.get("TSBENCH_S3_BUCKET")
     if not bucket:
         return None
-    return {
-        "bucket": bucket,
-        "prefix": os.environ.get("TSBENCH_S3_PREFIX", ""),
-        "endpoint_url": os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL"),
-        "create_bucket": os.environ.get("TSBENCH_S3_CREATE_BUCKET", "") == "1",
-    }
+    return S3Settings(
+        bucket=bucket,
+        prefix=os.environ.get("TSBENCH_S3_PREFIX", ""),
+        endpoint_url=os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL"),
+        create_bucket=os.environ.get("TSBENCH_S3_CREATE_BUCKET", "") == "1",
+    )
 
 
 @_timed("publish")
-def publish_run(
-    folder: Path, s3: dict[str, Any] | None = None, latest_folder: str = "latest"
-) -> dict[str, Any]:
+def publish_run(folder: Path, s3: S3Settings | None = None, latest_folder: str = "latest") -> dict[str, Any]:
     """Local publication always; S3 when ``s3`` (or the environment) names a bucket. A passing run
     replaces only ``latest_folder`` (locally and on S3): ``latest`` is the nightly's, ad-hoc runs
     use their own (e.g. ``latest-tsbench_comparison``). ValueError, before anything is published,
@@ -193,9 +192,9 @@ def publish_run(
     outcome: dict[str, Any] = {"local": _publish_locally(folder, latest_folder)}
     settings = s3 if s3 is not None else s3_settings()
     if settings:
-        settings = dict(settings)
-        bucket, prefix = settings.pop("bucket"), settings.pop("prefix", "")
-        done = publish.publish_run(folder, bucket, prefix, latest_folder=latest_folder, **settings)
+        bucket, prefix = settings.bucket, settings.prefix
+        options = settings.client_options()
+        done = publish.publish_run(folder, bucket, prefix, latest_folder=latest_folder, **options)
         outcome["s3"] = {"bucket": bucket, "prefix": prefix, **{k: v for k, v in done.items() if k != "keys"}}
         log.info("published to s3://%s/%s", bucket, prefix)
     else:
@@ -246,6 +245,16 @@ class PlannedRun(BaseModel):
     groups: list[list[str]]
 
 
+class PointItem(BaseModel):
+    """One point of a planned run as its steps receive it (the DAG's XCom, as JSON): the run
+    folder (a local folder or a run store URL) and the point's folder name."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    folder: str
+    point: str
+
+
 def plan_run(
     params: dict[str, Any], folder: Path, limits: SweepLimits | None = None, study: Study | None = None
 ) -> PlannedRun:
@@ -271,7 +280,7 @@ class Publication:
     settings (None: from the environment, see ``s3_settings``)."""
 
     latest_folder: str = "latest"
-    s3: dict[str, Any] | None = None
+    s3: S3Settings | None = None
 
 
 Scope = Literal["run", "point", "branch", "post"]
