@@ -264,7 +264,7 @@ def test_index_is_rebuilt_from_the_runs(minio_server: MinioServer, tmp_path: Pat
     outcome = publish(minio_server, store.run_dir("20261102T000000Z-idx002"), bucket, prefix="")
     assert outcome["latest"] == "20261103T000000Z-idx003"
     index = json.loads(get(s3, bucket, "index.json")[0])
-    assert [r["run_id"] for r in index["runs"]] == [s["run_id"] for s in store.index()]
+    assert [r["run_id"] for r in index["runs"]] == [s.run_id for s in store.index()]
     assert [r["run_id"] for r in index["runs"]] == [f"2026110{d}T000000Z-idx00{d}" for d in (3, 2, 1)]
 
 

@@ -582,13 +582,11 @@ def test_history_from_the_run_store(dataset: Dataset, tmp_path: Path) -> None:
     assert all(r.validation is not None and r.validation.success for r in history)
     outcome = validate_run(current, history).to_json()
     summary = store.record(current)
-    assert (
-        summary["verdict"] == "passed" and summary["validation"]["warnings"] == len(outcome["warnings"]) == 2
-    )
+    assert summary.verdict == "passed" and summary.validation.warnings == len(outcome["warnings"]) == 2
     index = read_json(store.index_path)
     assert index["runs"][0]["run_id"] == "20260101T000000Z-now000"
     assert index["runs"][0]["load_rows_per_s"] == {"alpha": 40_000.0, "beta": 40_000.0}
-    assert store.index() == index["runs"] and len(index["runs"]) == 5
+    assert [line.to_json() for line in store.index()] == index["runs"] and len(index["runs"]) == 5
 
 
 # -- the GE runner itself --------------------------------------------------------------------------
@@ -697,7 +695,7 @@ def test_comparisons_in_the_store_give_per_scale_history(
         if day == 1:  # one earlier run validated (passed), two not yet: history keeps all three
             validate_run(folder, [])
         summary = store.record(folder)
-        assert summary["kind"] == "comparison" and summary["scales"] == [4, 6]
+        assert summary.kind == "comparison" and summary.scales == [4, 6]
     folder, comparison = make_comparison(
         store.root,
         [base_dataset, second_dataset],
@@ -710,7 +708,7 @@ def test_comparisons_in_the_store_give_per_scale_history(
     assert [(r.store_id, r.result.spec["scale"]) for r in history] == [
         (f"202512{d:02d}T000000Z-c{d:05d}", 4) for d in (1, 2, 3)
     ]
-    everything = [store.results(s["run_id"]) for s in store.index()]  # results of all scales
+    everything = [store.results(s.run_id) for s in store.index()]  # results of all scales
     outcome = validate_run(folder, [r for rs in everything for r in rs]).to_json()
     assert outcome["success"] is True
     assert len(outcome["warnings"]) == 4  # load rows/s of both targets at both scales
@@ -718,6 +716,6 @@ def test_comparisons_in_the_store_give_per_scale_history(
     history_suite = next(s for s in outcome["suites"] if s["name"] == "scale 6: history")
     assert history_suite["info"]["earlier_runs"] == [f"202512{d:02d}T000000Z-c{d:05d}" for d in (1, 2, 3)]
     summary = store.record(folder)
-    assert summary["load_rows_per_s"] == {"alpha": 40_000.0, "beta": 40_000.0}
-    assert summary["load_rows_per_s_by_scale"]["4"] == {"alpha": 40_000.0, "beta": 40_000.0}
-    assert store.index()[0]["run_id"] == "20260101T000000Z-cnow01"
+    assert summary.load_rows_per_s == {"alpha": 40_000.0, "beta": 40_000.0}
+    assert summary.load_rows_per_s_by_scale["4"] == {"alpha": 40_000.0, "beta": 40_000.0}
+    assert store.index()[0].run_id == "20260101T000000Z-cnow01"

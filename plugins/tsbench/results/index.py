@@ -17,6 +17,7 @@ from urllib.parse import quote
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from tsbench.results.folder import COMPARISON, DOCUMENTS, RESULT, VALIDATION
+from tsbench.results.index_line import IndexLine, ReportPaths
 from tsbench.results.store import summarize_dir
 
 TEMPLATES = Path(__file__).parents[1] / "report" / "templates"
@@ -56,9 +57,11 @@ def check_latest_folder(name: object) -> str:
     return name
 
 
-def latest_folder_of(line: Mapping[str, Any]) -> str:
-    """The latest folder an index line's run was published under (``latest`` for older lines)."""
-    return str(line.get("latest_folder") or LATEST)
+def latest_folder_of(line: IndexLine | Mapping[str, Any]) -> str:
+    """The latest folder a run was published under (an index line, or a run's publication marker;
+    ``latest`` for older ones)."""
+    folder = line.latest_folder if isinstance(line, IndexLine) else line.get("latest_folder")
+    return str(folder or LATEST)
 
 
 def document_name(paths: list[str]) -> str | None:
@@ -66,32 +69,34 @@ def document_name(paths: list[str]) -> str | None:
     return next((name for name in DOCUMENTS if name in paths), None)
 
 
-def run_links(base: str, summary: Mapping[str, Any]) -> RunLinks:
-    """Where the documents of a run (``summary``: a ``store.summarize`` line) are when its folder is
-    published at ``base`` (a URL relative to index.html, ending in ``/``)."""
-    report = summary.get("report") or {}
+def run_links(base: str, summary: IndexLine) -> RunLinks:
+    """Where the documents of a run (``summary``: its index line) are when its folder is published
+    at ``base`` (a URL relative to index.html, ending in ``/``)."""
 
     def at(path: str | None) -> str | None:
         return base + path if path else None
 
     return RunLinks(
-        report_html=at(report.get("html")),
-        report_pdf=at(report.get("pdf")),
-        result=at(COMPARISON if summary.get("kind") == "comparison" else RESULT),
-        validation=at(VALIDATION if summary.get("validation") is not None else None),
+        report_html=at(summary.report.html),
+        report_pdf=at(summary.report.pdf),
+        result=at(COMPARISON if summary.kind == "comparison" else RESULT),
+        validation=at(VALIDATION if summary.validation is not None else None),
     )
 
 
-def latest_entry(folder: str, summary: Mapping[str, Any]) -> LatestRun:
+def latest_entry(folder: str, summary: IndexLine) -> LatestRun:
     """``folder`` holding the run ``summary`` describes: its report files flattened into the
     folder (``latest_name``), its run document and validation.json beside them."""
-    report = summary.get("report") or {}
-    flat = {kind: latest_name(report[kind]) if report.get(kind) else None for kind in ("html", "pdf")}
+    report = summary.report
+    flat = ReportPaths(
+        html=latest_name(report.html) if report.html else None,
+        pdf=latest_name(report.pdf) if report.pdf else None,
+    )
     return LatestRun(
         folder=folder,
-        run_id=str(summary.get("run_id") or "unknown"),
-        created_at=summary.get("created_at"),
-        links=run_links(f"{folder}/", {**summary, "report": flat}),
+        run_id=str(summary.run_id or "unknown"),
+        created_at=summary.created_at,
+        links=run_links(f"{folder}/", summary.with_(report=flat.to_json())),
     )
 
 
@@ -109,9 +114,9 @@ def latest_name(path: str) -> str:
     return path.split("/", 1)[1] if path.startswith("report/") else path
 
 
-def index_line(summary: dict[str, Any], run_id: str, latest_folder: str) -> dict[str, Any]:
+def index_line(summary: IndexLine, run_id: str, latest_folder: str) -> IndexLine:
     """An index line: the run's summary, its links under ``runs/<run_id>/`` and its latest folder."""
-    return {**summary, "links": run_links(f"runs/{run_id}/", summary), "latest_folder": latest_folder}
+    return summary.with_(links=run_links(f"runs/{run_id}/", summary), latest_folder=latest_folder)
 
 
 # -- index.html ----------------------------------------------------------------------------------
@@ -136,27 +141,27 @@ def _documents(links: Mapping[str, Any], html_text: str, validation: bool) -> li
     return [(quote(href, safe="/"), text) for href, text in parts if href]
 
 
-def _run_view(run: Mapping[str, Any], folders: Sequence[str]) -> dict[str, Any]:
-    """One run's table row as the template shows it; ``folders``: the latest folders that hold it."""
-    validation = run.get("validation") or {}
-    critical = validation.get("critical_failed") or []
+def _run_view(run: IndexLine, folders: Sequence[str]) -> dict[str, Any]:
+    """One run's table row as the template shows it; ``folders``: the latest folders that hold it.
+    (A dict: the template's context.)"""
+    critical = run.validation.critical_failed if run.validation else []
     return {
-        "run_id": run["run_id"],
+        "run_id": run.run_id,
         "folders": folders,
-        "row_class": "failed" if run.get("verdict") == "failed" else "",
-        "created": _when(run.get("created_at")),
-        "use_case": str(run.get("use_case") or ""),
-        "scale": str(run.get("scale") or ""),
+        "row_class": "failed" if run.verdict == "failed" else "",
+        "created": _when(run.created_at),
+        "use_case": str(run.use_case or ""),
+        "scale": str(run.scale or ""),
         "statuses": [
             (name, "good" if status == "ok" else "bad", status if status == "ok" else status.upper())
-            for name, status in (run.get("status") or {}).items()
+            for name, status in run.status.items()
         ],
-        "rates": [(name, _rate(rate)) for name, rate in (run.get("load_rows_per_s") or {}).items()],
-        "verdict": run.get("verdict", "not validated"),
+        "rates": [(name, _rate(rate)) for name, rate in run.load_rows_per_s.items()],
+        "verdict": run.verdict,
         "critical_count": len(critical),
         "critical_shown": critical[:3],
-        "warnings": validation.get("warnings") or 0,
-        "documents": _documents(run.get("links") or {}, "HTML", validation=True),
+        "warnings": run.validation.warnings if run.validation else 0,
+        "documents": _documents(run.links or {}, "HTML", validation=True),
     }
 
 
@@ -179,7 +184,7 @@ def _environment() -> Environment:
     )
 
 
-def render_index_html(runs: Sequence[Mapping[str, Any]], latest: Sequence[LatestRun]) -> str:
+def render_index_html(runs: Sequence[IndexLine], latest: Sequence[LatestRun]) -> str:
     """A plain, readable listing of every run, newest first, under one line per latest folder
     (deterministic: no timestamps). ``runs``: index lines with ``links`` (``RunLinks``)."""
     holds: dict[str, list[str]] = {}
@@ -189,7 +194,7 @@ def render_index_html(runs: Sequence[Mapping[str, Any]], latest: Sequence[Latest
         _environment()
         .get_template(INDEX_TEMPLATE)
         .render(
-            runs=[_run_view(run, holds.get(run["run_id"], [])) for run in runs],
+            runs=[_run_view(run, holds.get(run.run_id or "", [])) for run in runs],
             latest=[_latest_view(entry) for entry in latest],
         )
     )

@@ -63,8 +63,16 @@ from tsbench.results.index import (
     render_index_html,
     run_links,
 )
+from tsbench.results.index_line import IndexLine
 from tsbench.results.model import Validation
-from tsbench.results.store import INDEX_FORMAT, newest_first, report_files, run_files, summarize
+from tsbench.results.store import (
+    index_document,
+    index_lines,
+    newest_first,
+    report_files,
+    run_files,
+    summarize,
+)
 
 __all__ = [
     "LATEST",
@@ -81,7 +89,7 @@ log = logging.getLogger("tsbench.publish")
 INDEX_ATTEMPTS = 20  # compare-and-swap rounds on index.json before giving up
 
 
-def _rebuild(bucket: Bucket) -> list[dict[str, Any]]:
+def _rebuild(bucket: Bucket) -> list[IndexLine]:
     """Index lines of every run under ``runs/`` (from their comparison.json or result.json,
     validation.json and ``.publication.json``)."""
     keys = bucket.list("runs/")
@@ -205,7 +213,7 @@ def _publish(
         "bucket": store.bucket,
         "prefix": store.prefix,
         "run_key_prefix": store.key(f"runs/{run_id}/"),
-        "verdict": line["verdict"],
+        "verdict": line.verdict,
         "uploaded": uploaded,
         "unchanged": unchanged,
         "deleted": stale,
@@ -247,27 +255,26 @@ def _put_marker(store: Bucket, run_id: str, latest_folder: str) -> None:
 
 
 def _index_runs(
-    store: Bucket, line: dict[str, Any], index: Mapping[str, Any] | None
-) -> tuple[list[dict[str, Any]], list[str]]:
+    store: Bucket, line: IndexLine, index: Mapping[str, Any] | None
+) -> tuple[list[IndexLine], list[str]]:
     """The lines of ``index`` (rebuilt from ``runs/`` when None or of another format) with ``line``
     inserted or replacing the run's old one, newest first, and the latest folder the run was
     listed under before, when that was another one."""
-    if index is None or index.get("format") != INDEX_FORMAT:
+    runs = index_lines(index)
+    if runs is None:
         runs = _rebuild(store)
-    else:
-        runs = list(index.get("runs") or [])
-    old = next((r for r in runs if r.get("run_id") == line["run_id"]), None)
-    moved = [latest_folder_of(old)] if old and latest_folder_of(old) != line["latest_folder"] else []
-    return newest_first([r for r in runs if r.get("run_id") != line["run_id"]] + [line]), moved
+    old = next((r for r in runs if r.run_id == line.run_id), None)
+    moved = [latest_folder_of(old)] if old and latest_folder_of(old) != line.latest_folder else []
+    return newest_first([r for r in runs if r.run_id != line.run_id] + [line]), moved
 
 
-def _newest_passing(runs: Sequence[Mapping[str, Any]], folder: str) -> Mapping[str, Any] | None:
+def _newest_passing(runs: Sequence[IndexLine], folder: str) -> IndexLine | None:
     """The newest run published under ``folder`` whose validation passed (``runs``: newest first)."""
-    return next((r for r in runs if r.get("verdict") == "passed" and latest_folder_of(r) == folder), None)
+    return next((r for r in runs if r.verdict == "passed" and latest_folder_of(r) == folder), None)
 
 
 def _mirror_latest(
-    store: Bucket, runs: list[dict[str, Any]], folder: str, run_id: str, paths: list[str]
+    store: Bucket, runs: list[IndexLine], folder: str, run_id: str, paths: list[str]
 ) -> tuple[str | None, bool]:
     """Make ``folder/`` mirror its newest passing run (emptied when it has none); ``run_id`` and
     ``paths``: the run being published. Returns (the run it holds, whether anything changed)."""
@@ -276,17 +283,18 @@ def _mirror_latest(
         stale = sorted(store.list(f"{folder}/"))
         store.delete(stale)
         return None, bool(stale)
-    source = paths if line["run_id"] == run_id else _paths_of(store, line["run_id"])
-    return line["run_id"], _update_latest(store, folder, line["run_id"], source)
+    held = line.run_id or ""
+    source = paths if held == run_id else _paths_of(store, held)
+    return held, _update_latest(store, folder, held, source)
 
 
-def _write_index(store: Bucket, runs: list[dict[str, Any]], version: str | None) -> bool:
+def _write_index(store: Bucket, runs: list[IndexLine], version: str | None) -> bool:
     """index.json, only over ``version`` (its ETag when read; None: it did not exist). False when
     another publisher wrote it in between."""
     folders = sorted({latest_folder_of(r) for r in runs}, key=lambda f: (f != LATEST, f))
     holding = ((f, _newest_passing(runs, f)) for f in folders)
     latest = [latest_entry(folder, line) for folder, line in holding if line is not None]
-    body = {"format": INDEX_FORMAT, "latest": {entry["folder"]: entry for entry in latest}, "runs": runs}
+    body = index_document(runs, latest={entry["folder"]: entry for entry in latest})
     data = (json.dumps(body, indent=2) + "\n").encode()
     return store.put_if(store.key("index.json"), data, "application/json", version)
 
@@ -296,7 +304,7 @@ def _write_index_page(store: Bucket) -> None:
     page was written (a concurrent publisher may have rendered an older one over it)."""
     for _ in range(INDEX_ATTEMPTS):
         index, version = store.get_json_tagged("index.json")
-        runs = list((index or {}).get("runs") or [])
+        runs = index_lines(index) or []
         latest = list((index or {}).get("latest", {}).values())
         page = render_index_html(runs, latest).encode()
         store.put(store.key("index.html"), page, "text/html; charset=utf-8", store.list("index.html"))

@@ -39,6 +39,7 @@ from tsbench.results.documents import (
 )
 from tsbench.results.files import read_json, write_json_atomic
 from tsbench.results.folder import REPORT, REPORT_HTML, REPORT_PDF
+from tsbench.results.index_line import IndexDataset, IndexLine, ReportPaths
 from tsbench.results.model import Comparison, RunResult, Validation, ValidationSummary
 
 INDEX_FORMAT = "tsbench-index/1"
@@ -99,11 +100,6 @@ def find_report(run_dir: Path) -> dict[str, Any]:
 
 
 # -- summaries ---------------------------------------------------------------------------------
-def validation_summary(validation: Validation | None) -> dict[str, Any] | None:
-    """The index line's ``validation``: ``{success, critical_failed, warnings}`` (a count)."""
-    return ValidationSummary.of(validation).to_json() if validation is not None else None
-
-
 def verdict(validation: Validation | None) -> str:
     """``passed`` / ``failed`` / ``not validated``."""
     if validation is None:
@@ -132,7 +128,7 @@ def summarize(
     document: Document,
     validation: Validation | None = None,
     report: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> IndexLine:
     """One line of the index (JSON, ``index.json``'s format): what a listing of runs shows without
     opening the run.
 
@@ -146,37 +142,48 @@ def summarize(
     scales = [r.spec.get("scale") for r in results]
     by_scale = {str(r.spec.get("scale")): {n: _load_rate(r, n) for n in names} for r in results}
     is_comparison = isinstance(document, Comparison)
-    return {
-        "run_id": document.written("run_id"),
-        "created_at": document.written("created_at") or first.written("created_at"),
-        "finished_at": document.written("finished_at"),
-        "kind": "comparison" if is_comparison else "run",
-        "use_case": first.spec.get("use_case"),
-        "scale": scales[-1] if scales else None,
-        "scales": scales,
-        "start": first.spec.get("start"),
-        "end": first.spec.get("end"),
-        "targets": names,
-        "status": {n: _worst([_status(r, n) for r in results]) for n in names},
-        "verdict": verdict(validation),
-        "validation": validation_summary(validation),
-        "load_rows_per_s": by_scale[str(scales[-1])] if scales else {},
-        "load_rows_per_s_by_scale": by_scale,
-        "dataset": {
-            "ids": [r.dataset.id for r in results],
-            "rows_total": sum(r.dataset.rows_total or 0 for r in results),
-        },
-        "report": {"html": (report or {}).get("html"), "pdf": (report or {}).get("pdf")},
-    }
+    return IndexLine(
+        run_id=document.written("run_id"),
+        created_at=document.written("created_at") or first.written("created_at"),
+        finished_at=document.written("finished_at"),
+        kind="comparison" if is_comparison else "run",
+        use_case=first.spec.get("use_case"),
+        scale=scales[-1] if scales else None,
+        scales=scales,
+        start=first.spec.get("start"),
+        end=first.spec.get("end"),
+        targets=names,
+        status={n: _worst([_status(r, n) for r in results]) for n in names},
+        verdict=verdict(validation),
+        validation=ValidationSummary.of(validation) if validation is not None else None,
+        load_rows_per_s=by_scale[str(scales[-1])] if scales else {},
+        load_rows_per_s_by_scale=by_scale,
+        dataset=IndexDataset(
+            ids=[r.dataset.id for r in results], rows_total=sum(r.dataset.rows_total or 0 for r in results)
+        ),
+        report=ReportPaths(html=(report or {}).get("html"), pdf=(report or {}).get("pdf")),
+    )
 
 
-def summarize_dir(run_dir: Path) -> dict[str, Any]:
+def summarize_dir(run_dir: Path) -> IndexLine:
     _, document = run_document(run_dir)
     return summarize(document, read_validation(run_dir), find_report(run_dir))
 
 
-def newest_first(summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return sorted(summaries, key=lambda s: (s.get("created_at") or "", s.get("run_id") or ""), reverse=True)
+def newest_first(lines: list[IndexLine]) -> list[IndexLine]:
+    return sorted(lines, key=lambda line: (line.created_at or "", line.run_id or ""), reverse=True)
+
+
+def index_lines(body: Mapping[str, Any] | None) -> list[IndexLine] | None:
+    """The lines of an ``index.json`` document, None when it is absent or of another format."""
+    if body is None or body.get("format") != INDEX_FORMAT:
+        return None
+    return [IndexLine.from_json(line) for line in body.get("runs") or []]
+
+
+def index_document(lines: list[IndexLine], **more: Any) -> dict[str, Any]:
+    """``index.json``'s content: its format, ``more`` (the S3 index's latest folders) and the lines."""
+    return {"format": INDEX_FORMAT, **more, "runs": [line.to_json() for line in lines]}
 
 
 # -- the store ---------------------------------------------------------------------------------
@@ -216,23 +223,20 @@ class RunStore:
         return out
 
     # -- index -------------------------------------------------------------------------------------
-    def rebuild_index(self) -> list[dict[str, Any]]:
+    def rebuild_index(self) -> list[IndexLine]:
         """Summaries of every run folder, newest first, written atomically to ``index.json``."""
         self.root.mkdir(parents=True, exist_ok=True)
         with FileLock(str(self.root / ".index.lock")):
             runs = newest_first([summarize_dir(d) for d in self.run_dirs()])
-            write_json_atomic(self.index_path, {"format": INDEX_FORMAT, "runs": runs})
+            write_json_atomic(self.index_path, index_document(runs))
         return runs
 
-    def index(self) -> list[dict[str, Any]]:
+    def index(self) -> list[IndexLine]:
         """Run summaries, newest first (from ``index.json``; rebuilt when it is missing)."""
-        if self.index_path.is_file():
-            body = read_json(self.index_path)
-            if body.get("format") == INDEX_FORMAT:
-                return list(body["runs"])
-        return self.rebuild_index()
+        lines = index_lines(read_json(self.index_path)) if self.index_path.is_file() else None
+        return lines if lines is not None else self.rebuild_index()
 
-    def record(self, run_dir: str | Path) -> dict[str, Any]:
+    def record(self, run_dir: str | Path) -> IndexLine:
         """Add (or refresh) a run: copy it into the store unless it is already there, then rebuild
         the index. Returns the run's summary. Call it again after validation or reporting."""
         source = Path(run_dir)
@@ -241,7 +245,7 @@ class RunStore:
         if source.resolve() != target.resolve():
             self._copy_in(source, target)
         runs = self.rebuild_index()
-        return next(s for s in runs if s["run_id"] == document.written("run_id"))
+        return next(line for line in runs if line.run_id == document.written("run_id"))
 
     def _copy_in(self, source: Path, target: Path) -> None:
         """Copy a run folder into the store; the folder appears complete or not at all."""
@@ -275,18 +279,17 @@ class RunStore:
         match = dict(match or {})
         limit_run, limit_time = _limit(self.index(), before)
         picked = []
-        for summary in reversed(self.index()):  # oldest first
-            if summary["run_id"] == limit_run:
+        for line in reversed(self.index()):  # oldest first
+            run_id = line.run_id or ""
+            if run_id == limit_run or (limit_time and (line.created_at or "") >= limit_time):
                 continue
-            if limit_time and (summary.get("created_at") or "") >= limit_time:
+            if "use_case" in match and line.use_case != match["use_case"]:
                 continue
-            if "use_case" in match and summary.get("use_case") != match["use_case"]:
+            if "scale" in match and match["scale"] not in (line.scales or [line.scale]):
                 continue
-            if "scale" in match and match["scale"] not in (summary.get("scales") or [summary.get("scale")]):
+            if not any((self.run_dir(run_id) / d).is_file() for d in DOCUMENTS):
                 continue
-            if not any((self.run_dir(summary["run_id"]) / d).is_file() for d in DOCUMENTS):
-                continue
-            for stored in self.results(summary["run_id"]):
+            for stored in self.results(run_id):
                 if valid_only and stored.validation is not None and stored.validation.success is False:
                     continue
                 if _spec_matches(stored.result.spec, match):
@@ -295,12 +298,12 @@ class RunStore:
 
 
 def _limit(
-    index: list[dict[str, Any]], before: RunResult | Comparison | StoredResult | str | None
+    index: list[IndexLine], before: RunResult | Comparison | StoredResult | str | None
 ) -> tuple[str | None, str | None]:
     """The run id and creation time that ``RunStore.history``'s ``before`` names."""
     if isinstance(before, str):
-        found = [s for s in index if s["run_id"] == before]
-        return before, found[0]["created_at"] if found else None
+        found = [line for line in index if line.run_id == before]
+        return before, found[0].created_at if found else None
     if isinstance(before, StoredResult):
         return before.run_id, before.result.written("created_at")
     if before is not None:

@@ -159,10 +159,8 @@ def _publish_locally(folder: Path, latest_folder: str = "latest") -> dict[str, A
     passed = validation is not None and validation.success is True
     if passed:
         _replace_latest(root, folder, latest_folder)
-    runs = store().index()
     relative = os.path.relpath(results_root(), root)
-    for run in runs:
-        run["links"] = run_links(f"{relative}/{run['run_id']}/", run)
+    runs = [run.with_(links=run_links(f"{relative}/{run.run_id}/", run)) for run in store().index()]
     write_bytes_atomic(root / "index.html", render_index_html(runs, local_latest(root)).encode())
     return {"latest_folder": latest_folder, "latest_replaced": passed, "index": str(root / "index.html")}
 
