@@ -584,16 +584,13 @@ def test_cloud_install_writes_griddb_json_on_the_container_ports() -> None:
 
     script = render_install_script(DEFINITION)
     header = script.split("# --- runtimes/cloud_lib.sh ---")[0]
-    members = "json_members() {" + script.split("\njson_members() {", 1)[1].split("\n}\n", 1)[0] + "\n}\n"
-    values = (
-        'DATA_DIR=/data/db GS_HOME=/var/lib/gridstore address=10.0.0.5 CLUSTER=tsbench public_transaction=""'
-    )
+    values = 'DATA_DIR=/data/db GS_HOME=/var/lib/gridstore address=10.0.0.5 public_transaction=""'
     configs = {}
     for name in ("gs_node.json", "gs_cluster.json"):
-        marker = f'cat >"$GS_HOME/conf/{name}.tmp" <<JSON\n'
-        body = script.split(marker, 1)[1].split("\nJSON\n", 1)[0]
+        function = f"griddb_{name.removeprefix('gs_').replace('.', '_')}"  # the file its script writes
+        assert f'{function} >"$GS_HOME/conf/{name}.tmp"' in script
         text = subprocess.run(
-            ["bash", "-c", f"{header}\n{members}\n{values}; cat <<JSON\n{body}\nJSON\n"],
+            ["bash", "-c", f"{header}\n{values}; {function}"],
             capture_output=True,
             text=True,
             check=True,

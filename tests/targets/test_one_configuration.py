@@ -1,10 +1,11 @@
-"""A server's configuration is written once: InfluxDB's local file, the 1.8 container's variables and
-the file the cloud host writes come from ``targets/influxdb/config.py``. Each form is produced as its
-runtime produces it (the recipe's file; the container spec; the rendered install script run by bash)
-and parsed, so a setting added to one form only fails here."""
+"""A server's configuration is written once: the local files, the container's form and the files the
+cloud host writes come from ``targets/<name>/config.py`` (InfluxDB, QuestDB, GridDB). Each form is
+produced as its runtime produces it (the recipe's files; the container spec; the rendered install
+script run by bash) and parsed, so a setting added to one form only fails here."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -13,11 +14,20 @@ from pathlib import Path
 from typing import Any
 
 from tsbench.runtimes.cloud_install import render_install_script
-from tsbench.runtimes.definition import Machine
+from tsbench.runtimes.definition import Machine, ServerDefinition
+from tsbench.targets.griddb.container import CONTAINERS as GRIDDB_CONTAINERS
+from tsbench.targets.griddb.definition import DEFINITION as GRIDDB
+from tsbench.targets.griddb.server import GridDBServer
 from tsbench.targets.influxdb.config import v1_variable
 from tsbench.targets.influxdb.container import CONTAINERS
 from tsbench.targets.influxdb.definition import DEFINITION
 from tsbench.targets.influxdb.server import InfluxDBServer
+from tsbench.targets.questdb.config import LISTENERS as QUESTDB_LISTENERS
+from tsbench.targets.questdb.config import qdb_variable
+from tsbench.targets.questdb.container import CONTAINERS as QUESTDB_CONTAINERS
+from tsbench.targets.questdb.container import ROOT as QUESTDB_ROOT
+from tsbench.targets.questdb.definition import DEFINITION as QUESTDB
+from tsbench.targets.questdb.server import QuestDBServer
 
 TARGETS = Path(__file__).resolve().parents[2] / "plugins" / "tsbench" / "targets"
 # Where the server runs decides these (directories, listeners) and the build names its reporting key.
@@ -25,16 +35,21 @@ PLACES = {"meta.dir", "data.dir", "data.wal-dir", "bind-address", "http.bind-add
 REPORTING = {"reporting-enabled", "reporting-disabled"}
 
 
-def _flat(body: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+def _flat(body: dict[str, Any] | list[Any], prefix: str = "") -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for key, value in body.items():
-        out.update(_flat(value, f"{prefix}{key}.") if isinstance(value, dict) else {prefix + key: value})
+    items = body.items() if isinstance(body, dict) else enumerate(body)
+    for key, value in items:
+        nested = isinstance(value, dict | list)
+        out.update(_flat(value, f"{prefix}{key}.") if nested else {f"{prefix}{key}": value})
     return out
 
 
-def _cloud_file(function: str, data_dir: str) -> str:
-    """What ``function`` of the rendered install script prints on a host like this one."""
-    script = render_install_script(DEFINITION)
+def _cloud_file(
+    function: str, data_dir: str, definition: ServerDefinition = DEFINITION, **variables: str
+) -> str:
+    """What ``function`` of ``definition``'s rendered install script prints on a host like this one
+    (``variables``: the shell variables the target's script sets before it calls ``function``)."""
+    script = render_install_script(definition)
     header = script[: script.index("# --- runtimes/cloud_lib.sh ---")]
     machine = Machine.this_host()
     env = {
@@ -42,6 +57,7 @@ def _cloud_file(function: str, data_dir: str) -> str:
         "DATA_DIR": data_dir,
         "TSBENCH_CORES": str(machine.cores),
         "TSBENCH_MEMORY_MIB": str(machine.memory_mib),
+        **variables,
     }
     done = subprocess.run(["bash", "-c", f"{header}\n{function}"], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
@@ -77,8 +93,105 @@ def test_influxdb_container_variables_hold_the_local_settings(tmp_path: Path) ->
         assert environment[name] == expected, name
 
 
-def test_the_cloud_script_writes_the_configuration_only_through_the_rendered_file() -> None:
-    script = (TARGETS / "influxdb" / "cloud_install.sh").read_text()
-    writes = re.findall(r'^.*>>?\s*"\$CONFIG[^"]*".*$', script, re.MULTILINE)
-    assert writes == ['influxdb_conf >"$CONFIG.tmp"'], writes
-    assert "tsbench_settings" not in script.split("set -euo pipefail", 1)[1]  # no table restated
+def _config_writes(name: str, path: str) -> list[str]:
+    """The lines of ``name``'s cloud script writing under ``path`` (a shell word); ValueError if the
+    script prints the tuning table itself."""
+    script = (TARGETS / name / "cloud_install.sh").read_text()
+    if "tsbench_settings" in script.split("set -euo pipefail", 1)[1]:
+        raise ValueError(f"{name}: the cloud script restates the tuning table")
+    return re.findall(rf'^.*>>?\s*"\{path}[^"]*".*$', script, re.MULTILINE)
+
+
+def test_the_cloud_scripts_write_the_configuration_only_through_the_rendered_files() -> None:
+    assert _config_writes("influxdb", "$CONFIG") == ['influxdb_conf >"$CONFIG.tmp"']
+    assert _config_writes("questdb", "$ROOT/conf/") == [
+        '} >"$ROOT/conf/server.conf.tmp"',  # questdb_server_conf, then the host's own PG-wire password
+        'questdb_log_conf >"$ROOT/conf/log.conf.tmp"',
+    ]
+    questdb = (TARGETS / "questdb" / "cloud_install.sh").read_text()
+    block = questdb.split('} >"$ROOT/conf/server.conf.tmp"')[0].rsplit("\n{\n", 1)[1]
+    assert block.rstrip("\n").split("\n") == [  # the rendered file, then this host's own PG-wire password
+        "    questdb_server_conf",
+        '    [[ -z "$pg_password_line" ]] || printf \'%s\\n\' "$pg_password_line"',
+    ]
+    assert _config_writes("griddb", "$GS_HOME/conf/") == [
+        'griddb_node_json >"$GS_HOME/conf/gs_node.json.tmp"',
+        'griddb_cluster_json >"$GS_HOME/conf/gs_cluster.json.tmp"',
+        'printf \'admin,%s\\nsystem,%s\\n\' "$digest" "$digest" >"$GS_HOME/conf/password.tmp"',
+    ]
+
+
+def _properties(text: str) -> dict[str, str]:
+    pairs = (line.split("=", 1) for line in text.splitlines() if line and not line.startswith("#"))
+    return {key: value for key, value in pairs}
+
+
+QUESTDB_PLACES = {"cairo.root", *QUESTDB_LISTENERS.values()}
+QUESTDB_LOG = f"{QUESTDB_ROOT}/conf/log.conf"
+
+
+def test_questdb_local_container_and_cloud_forms_hold_the_same_settings(tmp_path: Path) -> None:
+    recipe = QuestDBServer(tmp_path, {"http": 19000, "min": 19003, "pg": 18812, "ilp": 19009})
+    recipe.initialise()
+    local = _properties(recipe.config_path.read_text())
+    cloud = _properties(_cloud_file("questdb_server_conf", "/data/db", QUESTDB))
+    spec = QUESTDB_CONTAINERS[QUESTDB.version]
+    container = {k: v for k, v in spec.environment.items() if k.startswith("QDB_")}
+    assert local.keys() - QUESTDB_PLACES == cloud.keys() - QUESTDB_PLACES
+    assert {key for key in local.keys() & cloud.keys() if local[key] != cloud[key]} <= QUESTDB_PLACES
+    assert (cloud["cairo.root"], cloud["pg.net.bind.to"], local["pg.net.bind.to"]) == (
+        "/data/db",
+        "0.0.0.0:8812",
+        "127.0.0.1:18812",
+    )
+    settings = {qdb_variable(key): value for key, value in local.items() if key not in QUESTDB_PLACES}
+    assert container == settings  # the image's own listeners and directories
+    assert {key: local[key] for key in QUESTDB.settings()} == QUESTDB.settings()
+    logs = (recipe.log_config_path.read_text(), _cloud_file("questdb_log_conf", "", QUESTDB))
+    assert [_properties(text) for text in logs] == [_properties(spec.files[QUESTDB_LOG])] * 2
+
+
+# Directories and ports: where the node runs decides them (local: loopback and allocated ports).
+GRIDDB_PLACES = re.compile(r"(Path|servicePort|serviceAddress|\.address|\.port)$")
+
+
+def _griddb_settings(body: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in _flat(body).items() if not GRIDDB_PLACES.search(key)}
+
+
+def test_griddb_local_container_and_cloud_forms_hold_the_same_settings(tmp_path: Path) -> None:
+    ports = {"transaction": 1, "system": 2, "cluster": 3, "sync": 4, "sql": 5}
+    recipe = GridDBServer(tmp_path, ports)
+    recipe.initialise()
+    local = {
+        name: json.loads((recipe.conf_dir / f"{name}.json").read_text()) for name in ("gs_node", "gs_cluster")
+    }
+    shell = {"GS_HOME": "/var/lib/gridstore", "address": "10.0.0.5", "public_transaction": ""}
+    cloud = {
+        name: json.loads(_cloud_file(f"griddb_{name[3:]}_json", "/data/db", GRIDDB, **shell))
+        for name in ("gs_node", "gs_cluster")
+    }
+    container = json.loads(GRIDDB_CONTAINERS[GRIDDB.version].files["/var/lib/gridstore/conf/gs_node.json"])
+    for name in ("gs_node", "gs_cluster"):
+        assert _griddb_settings(local[name]) == _griddb_settings(cloud[name]), name
+    assert _griddb_settings(container) == _griddb_settings(local["gs_node"])
+    places = {key for key in _flat(local["gs_node"]) if GRIDDB_PLACES.search(key)}
+    assert places - {key for key in places if key.endswith("serviceAddress")} == {
+        key for key in _flat(cloud["gs_node"]) if GRIDDB_PLACES.search(key)
+    }
+    assert cloud["gs_node"]["dataStore"]["dbPath"] == "/data/db/data"
+    assert cloud["gs_cluster"]["cluster"]["notificationMember"][0]["sql"] == {
+        "address": "10.0.0.5",
+        "port": 20001,
+    }
+
+
+def test_griddb_cloud_node_takes_the_public_address_in_its_transaction_section() -> None:
+    tail = ', "publicServiceAddress": "203.0.113.7"'
+    shell = {"GS_HOME": "/g", "address": "10.0.0.5", "public_transaction": tail}
+    node = json.loads(_cloud_file("griddb_node_json", "/d", GRIDDB, **shell))
+    assert node["transaction"] == {
+        "servicePort": 10001,
+        "connectionLimit": 5000,
+        "publicServiceAddress": "203.0.113.7",
+    }

@@ -34,6 +34,7 @@ import pyarrow as pa
 
 from tsbench.targets.base import Endpoint, TargetError
 from tsbench.targets.griddb.combine import StepResult
+from tsbench.targets.griddb.config import CLUSTER
 from tsbench.targets.griddb.definition import DEFINITION
 from tsbench.targets.griddb.layout import DOUBLE, LONG, STRING, TIME, Column, Layout
 from tsbench.targets.griddb.shape import Payload, StringColumn
@@ -41,7 +42,6 @@ from tsbench.targets.griddb.shape import Payload, StringColumn
 JAVA_SOURCE = Path(__file__).resolve().parent / "java" / "tsbench" / "griddb" / "Bulk.java"
 INSTALL_SCRIPT = Path(__file__).resolve().parent / "install_client.sh"
 
-CLUSTER = "tsbench"  # cluster name of every tsbench GridDB server
 USER = "admin"
 DATABASE = "public"
 FAILOVER_TIMEOUT_S = 30  # how long the client retries an unreachable cluster before failing

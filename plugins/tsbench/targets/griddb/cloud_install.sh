@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # GridDB CE's own steps on a fresh Debian 12 cloud VM (tsbench's cloud runtime). Not run as it is:
 # runtimes/cloud_install.py prepends the header rendered from definition.py (GRIDDB_VERSION,
-# GRIDDB_SOURCE_COMMIT, tsbench_settings: the tuning table on this VM's cores and memory) and
-# runtimes/cloud_lib.sh (log, die, apt_get, install_db_unit). Runs as root, from the benchmark host's
+# GRIDDB_SOURCE_COMMIT; griddb_node_json and griddb_cluster_json, which print the configuration
+# config.py declares for every runtime, on this VM's cores and memory) and runtimes/cloud_lib.sh (log, die, apt_get, install_db_unit). Runs as root, from the benchmark host's
 # first-boot script (infra/modules/benchmark_host); safe to run again.
 #
 # Environment:
@@ -38,18 +38,6 @@ GS_HOME=/var/lib/gridstore
 CLUSTER=tsbench
 SECRET=/etc/tsbench/griddb-admin.password
 JOIN=/usr/local/lib/tsbench/griddb-join
-
-# json_members SECTION: the tuning table's SECTION.* settings (tsbench_settings) as gs_node.json
-# members, one a line, comma-separated: whole numbers as JSON numbers, the rest as strings (the rule
-# of server.py's json_value).
-json_members() {
-    tsbench_settings | awk -F '\t' -v prefix="$1." '
-        index($1, prefix) == 1 {
-            value = ($2 ~ /^-?[0-9]+$/) ? $2 : "\"" $2 "\""
-            printf "%s    \"%s\": %s", separator, substr($1, length(prefix) + 1), value
-            separator = ",\n"
-        }'
-}
 
 [[ "$DB_PASSWORD" != *$'\n'* ]] || die "DB_PASSWORD must be one line"
 if [[ -z "$DB_PASSWORD" ]]; then
@@ -96,46 +84,10 @@ if [[ -n "$PUBLIC_ADDRESS" ]]; then
 fi
 
 umask 027
-# Tuning (dataStore, checkpoint): the definition's table on this VM's cores and memory.
-cat >"$GS_HOME/conf/gs_node.json.tmp" <<JSON
-{
-  "dataStore": {
-    "dbPath": "$DATA_DIR/data",
-    "transactionLogPath": "$DATA_DIR/txnlog",
-    "backupPath": "$GS_HOME/backup",
-    "syncTempPath": "$GS_HOME/sync",
-$(json_members dataStore)
-  },
-  "checkpoint": {
-$(json_members checkpoint)
-  },
-  "cluster": {"servicePort": 10010},
-  "sync": {"servicePort": 10020},
-  "system": {"servicePort": 10040, "eventLogPath": "$GS_HOME/log"},
-  "transaction": {"servicePort": 10001, "connectionLimit": 5000$public_transaction},
-  "sql": {"servicePort": 20001, "storeSwapFilePath": "$GS_HOME/swap"}
-}
-JSON
-cat >"$GS_HOME/conf/gs_cluster.json.tmp" <<JSON
-{
-  "dataStore": {"partitionNum": 128, "storeBlockSize": "64KB"},
-  "cluster": {
-    "clusterName": "$CLUSTER",
-    "replicationNum": 1,
-    "heartbeatInterval": "5s",
-    "loadbalanceCheckInterval": "180s",
-    "notificationMember": [{
-      "cluster": {"address": "$address", "port": 10010},
-      "sync": {"address": "$address", "port": 10020},
-      "system": {"address": "$address", "port": 10040},
-      "transaction": {"address": "$address", "port": 10001},
-      "sql": {"address": "$address", "port": 20001}
-    }]
-  },
-  "sync": {"timeoutInterval": "30s"},
-  "transaction": {"replicationMode": 0, "replicationTimeoutInterval": "10s"}
-}
-JSON
+# The configuration of every runtime (config.py), rendered with this VM's directories, address and
+# optional public address; the tuning table on its cores and memory.
+griddb_node_json >"$GS_HOME/conf/gs_node.json.tmp"
+griddb_cluster_json >"$GS_HOME/conf/gs_cluster.json.tmp"
 digest="$(printf '%s' "$DB_PASSWORD" | sha256sum | awk '{print $1}')"
 printf 'admin,%s\nsystem,%s\n' "$digest" "$digest" >"$GS_HOME/conf/password.tmp"
 for name in gs_node.json gs_cluster.json password; do

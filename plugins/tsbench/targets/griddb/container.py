@@ -1,15 +1,15 @@
 """GridDB as a container: the official image ``griddb/griddb`` at the definition's version.
 
 ``griddb/griddb:<version>-jammy`` (GridDB CE on Ubuntu 22.04, the GridDB project's own package of the
-release the local recipe builds from source; the tag follows the image's published pattern and was
-not pulled here: no registry is reachable from our machines). Its entry script initialises
+release the local recipe builds from source; the tag follows the image's published pattern and was not
+pulled here: no registry is reachable from our machines). Its entry script initialises
 ``/var/lib/gridstore`` on first start: ``gs_passwd admin`` with ``GRIDDB_PASSWORD``, cluster name
 ``GRIDDB_CLUSTER_NAME``, and with ``NOTIFICATION_MEMBER=1`` a one-member fixed list at the container's
 own address (ports 10010 cluster, 10020 sync, 10040 system, 10001 transaction, 20001 sql); then
-``gs_startnode`` + ``gs_joincluster``. tsbench writes ``conf/gs_node.json`` first: the package's
-defaults (relative paths, default ports, no service address) plus the definition's tuning table
-(``dataStore``, ``checkpoint``), as the local recipe. ``data/`` (checkpointed data files) and
-``txnlog/`` (transaction log) are the volumes that count as the footprint on disk.
+``gs_startnode`` + ``gs_joincluster``. tsbench writes ``conf/gs_node.json`` first: the one configuration
+(``config.py``) with relative paths, default ports and no service address, as the local recipe.
+``data/`` (checkpointed data files) and ``txnlog/`` (transaction log) are the volumes that count as the
+footprint on disk.
 
 Clients must reach the address the node reports (the container's own): true for a client on the
 Docker host (bridge addresses are routed there); a remote client needs GridDB's public-address route.
@@ -17,34 +17,16 @@ Docker host (bridge addresses are routed there); a remote client needs GridDB's 
 
 from __future__ import annotations
 
-import json
-
 from tsbench.runtimes.container_spec import ContainerSpec, HealthCheck
 from tsbench.targets.griddb.client import CLUSTER, DATABASE, USER
+from tsbench.targets.griddb.config import CONTAINER, PORTS, json_text, node_config
 from tsbench.targets.griddb.definition import DEFINITION
-from tsbench.targets.griddb.server import tuning_sections
+from tsbench.targets.griddb.server import tuning_json
 
 GS_HOME = "/var/lib/gridstore"
 PASSWORD_VARIABLE = "TSBENCH_GRIDDB_PASSWORD"
-PORTS = {"transaction": 10001, "system": 10040, "cluster": 10010, "sync": 10020, "sql": 20001}
 VERSION = DEFINITION.version
-TUNING = tuning_sections()
-
-NODE_CONFIG = {
-    **TUNING,
-    "dataStore": {
-        "dbPath": "data",
-        "transactionLogPath": "txnlog",
-        "backupPath": "backup",
-        "syncTempPath": "sync",
-        **TUNING["dataStore"],
-    },
-    "cluster": {"servicePort": PORTS["cluster"]},
-    "sync": {"servicePort": PORTS["sync"]},
-    "system": {"servicePort": PORTS["system"], "eventLogPath": "log"},
-    "transaction": {"servicePort": PORTS["transaction"], "connectionLimit": 5000},
-    "sql": {"servicePort": PORTS["sql"], "storeSwapFilePath": "swap"},
-}
+NODE_CONFIG = node_config(CONTAINER, tuning_json())
 
 # Healthy once the node has formed the cluster (gs_stat reads /node/stat on the system port).
 MASTER_CHECK = (
@@ -65,7 +47,7 @@ CONTAINERS: dict[str, ContainerSpec] = {
             "NOTIFICATION_MEMBER": "1",
         },
         secret_env={"GRIDDB_PASSWORD": PASSWORD_VARIABLE},
-        files={f"{GS_HOME}/conf/gs_node.json": json.dumps(NODE_CONFIG, indent=2) + "\n"},
+        files={f"{GS_HOME}/conf/gs_node.json": json_text(NODE_CONFIG)},
         client_user=USER,
         client_database=DATABASE,
         client_extra={"cluster": CLUSTER, "ingest": "GridStore.multiPut", "query": "TQL (fetchAll)"},

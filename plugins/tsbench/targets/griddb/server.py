@@ -11,19 +11,17 @@ background). Ready = ``GET /node/stat`` on the system port answers with recovery
 ``after_start`` joins the node to cluster ``tsbench`` (fixed-list mode, one member: what
 ``gs_joincluster -n 1`` does) and waits for ``clusterStatus`` MASTER and ``partitionStatus`` NORMAL.
 
-Version and ``dataStore``/``checkpoint`` tuning come from ``definition.py`` (one table for every
-runtime). Every service address is 127.0.0.1 in the configuration, but GridDB 5.9.0 binds every
-listening socket to the wildcard address regardless (``native/loopback_bind.c``), so the node runs
-with tsbench's loopback-bind library preloaded; the local runtime checks the sockets the process
-holds after each start.
+The configuration is ``config.py``'s (the same for every runtime), version and
+``dataStore``/``checkpoint`` tuning ``definition.py``'s. Every service address is 127.0.0.1 in the
+configuration, but GridDB 5.9.0 binds every listening socket to the wildcard address regardless
+(``native/loopback_bind.c``), so the node runs with tsbench's loopback-bind library preloaded; the local
+runtime checks the sockets the process holds after each start.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import re
 import secrets
 import signal
 import time
@@ -35,26 +33,21 @@ from tsbench.runtimes.process_env import server_environment
 from tsbench.targets.base import Endpoint, TargetError
 from tsbench.targets.griddb import rest
 from tsbench.targets.griddb.client import CLUSTER, DATABASE, USER, opt_dir
+from tsbench.targets.griddb.config import Form, by_section, cluster_config, json_text, json_value, node_config
 from tsbench.targets.griddb.definition import DEFINITION
 
 HOST = "127.0.0.1"
 JOIN_TIMEOUT_S = 120.0
 
 
-def json_value(text: str) -> int | str:
-    """A tuning value as ``gs_node.json`` takes it: whole numbers as numbers, the rest as strings (the
-    cloud script's rule too)."""
-    return int(text) if re.fullmatch(r"-?[0-9]+", text) else text
+def tuning_json() -> dict[str, Any]:
+    """The definition's table on this host, values as ``gs_node.json`` takes them."""
+    return {key: json_value(value) for key, value in DEFINITION.settings().items()}
 
 
 def tuning_sections() -> dict[str, dict[str, Any]]:
-    """The definition's table on this host as ``gs_node.json`` sections
-    (``dataStore.concurrency`` → ``{"dataStore": {"concurrency": 2}}``)."""
-    sections: dict[str, dict[str, Any]] = {}
-    for key, value in DEFINITION.settings().items():
-        section, name = key.split(".", 1)
-        sections.setdefault(section, {})[name] = json_value(value)
-    return sections
+    """That table in ``gs_node.json``'s sections (``{"dataStore": {"concurrency": 2}, …}``)."""
+    return by_section(tuning_json())
 
 
 def build_prefix() -> Path:
@@ -129,48 +122,22 @@ class GridDBServer(ServerRecipe):
 
     # -- configuration -----------------------------------------------------------------------------
 
+    @property
+    def form(self) -> Form:
+        """Absolute paths under ``GS_HOME``, every service and the one member on loopback."""
+        home = str(self.gs_home)
+        return Form(home, home, address=HOST, ports=dict(self.ports), member=HOST)
+
     def node_config(self) -> dict[str, Any]:
-        home = self.gs_home
-        service = {role: {"serviceAddress": HOST, "servicePort": port} for role, port in self.ports.items()}
-        service["system"]["eventLogPath"] = str(home / "log")
-        service["transaction"]["connectionLimit"] = 5000
-        service["sql"]["storeSwapFilePath"] = str(home / "swap")
-        tuning = tuning_sections()
-        return {
-            **tuning,
-            "dataStore": {
-                "dbPath": str(home / "data"),
-                "transactionLogPath": str(home / "txnlog"),
-                "backupPath": str(home / "backup"),
-                "syncTempPath": str(home / "sync"),
-                **tuning["dataStore"],
-            },
-            **service,
-        }
+        return node_config(self.form, tuning_json())
 
     def cluster_config(self) -> dict[str, Any]:
-        member = {role: {"address": HOST, "port": self.ports[role]} for role in self.port_roles}
-        return {
-            "dataStore": {"partitionNum": 128, "storeBlockSize": "64KB"},
-            "cluster": {
-                "clusterName": CLUSTER,
-                "replicationNum": 1,
-                "notificationMember": [member],
-                "heartbeatInterval": "5s",
-                "loadbalanceCheckInterval": "180s",
-            },
-            "sync": {"timeoutInterval": "30s"},
-            "transaction": {"replicationMode": 0, "replicationTimeoutInterval": "10s"},
-        }
+        return cluster_config(self.form)
 
     def config_text(self) -> str:
-        return (
-            "# conf/gs_node.json\n"
-            + json.dumps(self.node_config(), indent=2)
-            + "\n# conf/gs_cluster.json\n"
-            + json.dumps(self.cluster_config(), indent=2)
-            + "\n"
-        )
+        """Both files of the one configuration (``config.py``) as this node writes them."""
+        node, cluster = json_text(self.node_config()), json_text(self.cluster_config())
+        return f"# conf/gs_node.json\n{node}# conf/gs_cluster.json\n{cluster}"
 
     def initialise(self) -> None:
         for folder in ("conf", "data", "txnlog", "log", "backup", "sync", "swap"):
@@ -180,8 +147,8 @@ class GridDBServer(ServerRecipe):
             self.password_file.write_text(secrets.token_urlsafe(18) + "\n")
         digest = password_digest(self.password())
         files = {
-            "gs_node.json": json.dumps(self.node_config(), indent=2) + "\n",
-            "gs_cluster.json": json.dumps(self.cluster_config(), indent=2) + "\n",
+            "gs_node.json": json_text(self.node_config()),
+            "gs_cluster.json": json_text(self.cluster_config()),
             "password": f"{USER},{digest}\nsystem,{digest}\n",
         }
         for name, text in files.items():

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # QuestDB's own steps on a fresh Debian 12 cloud VM. Not run as it is: runtimes/cloud_install.py
-# prepends the header rendered from definition.py (QUESTDB_VERSION, tsbench_settings: the tuning
-# table on this VM's cores and memory, process_heap_*) and runtimes/cloud_lib.sh (log, apt_get,
-# install_db_unit, wait_ready).
+# prepends the header rendered from definition.py (QUESTDB_VERSION; questdb_server_conf and
+# questdb_log_conf, which print the configuration config.py declares for every runtime, on this VM's
+# cores; process_heap_* on its memory) and runtimes/cloud_lib.sh (log, apt_get, install_db_unit,
+# wait_ready).
 #
 # Environment:
 #   DATA_DIR     QuestDB's table directory (cairo.root: tables, symbol maps, indexes, WAL), e.g.
@@ -56,27 +57,13 @@ else
 fi
 
 umask 027
+# The configuration of every runtime (config.py), rendered with this VM's DATA_DIR and listeners; the
+# PostgreSQL-wire password (this host's secret) is appended.
 {
-    cat <<CONF
-# written by tsbench (targets/questdb/cloud_install.sh; tuning from targets/questdb/definition.py)
-cairo.root=$DATA_DIR
-http.net.bind.to=0.0.0.0:9000
-http.min.net.bind.to=0.0.0.0:9003
-pg.net.bind.to=0.0.0.0:8812
-line.tcp.net.bind.to=0.0.0.0:9009
-line.udp.enabled=false
-telemetry.enabled=false
-pg.user=admin
-$pg_password_line
-CONF
-    tsbench_settings | awk -F '\t' '{ print $1 "=" $2 }'
+    questdb_server_conf
+    [[ -z "$pg_password_line" ]] || printf '%s\n' "$pg_password_line"
 } >"$ROOT/conf/server.conf.tmp"
-# QuestDB logs every query at INFO level by default: errors, critical messages and advisories only.
-cat >"$ROOT/conf/log.conf.tmp" <<CONF
-writers=stdout
-w.stdout.class=io.questdb.log.LogConsoleWriter
-w.stdout.level=ERROR,CRITICAL,ADVISORY
-CONF
+questdb_log_conf >"$ROOT/conf/log.conf.tmp"
 for name in server.conf log.conf; do
     chown questdb:questdb "$ROOT/conf/$name.tmp"
     mv -f "$ROOT/conf/$name.tmp" "$ROOT/conf/$name"

@@ -1,28 +1,24 @@
 """QuestDB as a container: the official image ``questdb/questdb`` at the local runtime's version.
 
-Same server as the local recipe: the definition's tuning table (``definition.py``) as ``QDB_*``
-variables (QuestDB reads ``QDB_<KEY WITH DOTS AS UNDERSCORES>`` over its configuration file), the same
-``log.conf`` and heap (``JVM_PREPEND``; the image's entrypoint already adds ``-XX:+UseParallelGC``),
-telemetry off. The root directory is ``/var/lib/questdb``; ``db/`` (tables, symbol maps, indexes, WAL
-segments) is the volume that counts as the footprint on disk. The PostgreSQL-wire password is
-generated per instance (the image's default ``quest`` is only for a local server on loopback).
+Same server as the local recipe: the one configuration (``config.py``, on the image's default listeners)
+as ``QDB_*`` variables (QuestDB reads ``QDB_<KEY WITH DOTS AS UNDERSCORES>`` over its configuration
+file), the same ``log.conf`` and heap (``JVM_PREPEND``; the image's entrypoint already adds
+``-XX:+UseParallelGC``). The root directory is ``/var/lib/questdb``; ``db/`` (tables, symbol maps,
+indexes, WAL segments) is the volume that counts as the footprint on disk. The PostgreSQL-wire password
+is generated per instance (the image's default ``quest`` is only for a local server on loopback).
 """
 
 from __future__ import annotations
 
 from tsbench.runtimes.container_spec import ContainerSpec, HealthCheck
+from tsbench.targets.questdb.config import CONTAINER, LOG_CONF, PG_USER, qdb_variable, server_conf
 from tsbench.targets.questdb.definition import DEFINITION
-from tsbench.targets.questdb.server import LOG_CONF, PG_DATABASE, PG_USER, java_options
+from tsbench.targets.questdb.server import PG_DATABASE, java_options
 
 VERSION = DEFINITION.version
 
 ROOT = "/var/lib/questdb"
 PASSWORD_VARIABLE = "TSBENCH_QUESTDB_PASSWORD"
-
-
-def qdb_variable(key: str) -> str:
-    """The environment variable QuestDB reads for a ``server.conf`` key."""
-    return "QDB_" + key.upper().replace(".", "_")
 
 
 # The min server's /status answers 200 when QuestDB is healthy. Bash builtins only (/dev/tcp, printf,
@@ -40,11 +36,8 @@ CONTAINERS: dict[str, ContainerSpec] = {
         data_paths=(f"{ROOT}/db",),
         healthcheck=HealthCheck(("bash", "-c", STATUS_CHECK), interval_s=2.0, retries=60),
         environment={
-            "QDB_TELEMETRY_ENABLED": "false",
-            "QDB_LINE_UDP_ENABLED": "false",
-            "QDB_PG_USER": PG_USER,
             "JVM_PREPEND": " ".join(o for o in java_options() if o != "-XX:+UseParallelGC"),
-            **{qdb_variable(key): value for key, value in DEFINITION.settings().items()},
+            **{qdb_variable(k): v for k, v in server_conf(CONTAINER, DEFINITION.settings()).items()},
         },
         secret_env={"QDB_PG_PASSWORD": PASSWORD_VARIABLE},
         files={f"{ROOT}/conf/log.conf": LOG_CONF},

@@ -4,8 +4,8 @@ The QuestDB root directory is ``<home>/data``: ``conf/server.conf`` (written by 
 the first start — QuestDB only writes its default one when none exists), ``db/`` (tables: column
 files, symbol maps, indexes and each table's WAL segments ``<table>~<id>/wal*/``), plus ``public/``
 (web console) and ``import/`` that QuestDB unpacks itself. Every listener is moved onto the
-allocated loopback ports; telemetry is off. Version, tuning and heap come from ``definition.py``
-(one table for every runtime); ``install.sh`` fetches the jar and lists the verified keys.
+allocated loopback ports. The configuration is ``config.py``'s (the same for every runtime), the version,
+tuning and heap ``definition.py``'s; ``install.sh`` fetches the jar and lists the verified keys.
 """
 
 from __future__ import annotations
@@ -22,21 +22,13 @@ from typing import ClassVar
 
 from tsbench.runtimes.local import ServerRecipe
 from tsbench.targets.base import Endpoint, TargetError
+from tsbench.targets.questdb.config import LOG_CONF, PG_USER, Form, properties_text, server_conf
 from tsbench.targets.questdb.definition import DEFINITION
 
 # PostgreSQL wire credentials of a stock QuestDB (documented defaults for a local server). They are
 # handed to the target through Endpoint.secrets only, never logged or written to results.
-PG_USER = "admin"
 PG_PASSWORD = "quest"
 PG_DATABASE = "qdb"
-
-# conf/log.conf: QuestDB's default logs every query (2 lines) and every WAL apply at INFO level to
-# stdout; its logging thread then busy-waits after each message. Errors, critical messages and
-# advisories (start-up banner, listeners, shutdown) still reach server.log.
-LOG_CONF = """writers=stdout
-w.stdout.class=io.questdb.log.LogConsoleWriter
-w.stdout.level=ERROR,CRITICAL,ADVISORY
-"""
 
 
 def java_options() -> tuple[str, ...]:
@@ -108,17 +100,10 @@ class QuestDBServer(ServerRecipe):
             os.replace(tmp, path)
 
     def config_text(self) -> str:
-        lines = [
-            "# written by tsbench (targets/questdb/server.py); QuestDB's defaults apply to every other key",
-            f"http.net.bind.to=127.0.0.1:{self.ports['http']}",
-            f"http.min.net.bind.to=127.0.0.1:{self.ports['min']}",
-            f"pg.net.bind.to=127.0.0.1:{self.ports['pg']}",
-            f"line.tcp.net.bind.to=127.0.0.1:{self.ports['ilp']}",
-            "line.udp.enabled=false",
-            "telemetry.enabled=false",
-            *(f"{key}={value}" for key, value in DEFINITION.settings().items() if key in self.tuning),
-        ]
-        return "\n".join(lines) + "\n"
+        """The one configuration (``config.py``) on loopback at the allocated ports, with the keys of
+        the tuning table this recipe sets."""
+        tuning = {key: value for key, value in DEFINITION.settings().items() if key in self.tuning}
+        return properties_text(server_conf(Form("127.0.0.1", self.ports), tuning))
 
     def command(self) -> list[str]:
         jar = questdb_jar()
