@@ -8,6 +8,10 @@ verdict (``tsbench.run.phases``: which phases share a task, and why). ``points_o
 only fan out (no step of their own; Airflow maps over a task's whole return value, so the plan
 cannot hand its lists on itself). The branch tasks are in ``branch_tasks``.
 
+Values between tasks are JSON (Airflow's XCom): the plan, a point, a branch. Each task parses
+what it receives into its record on its first line (``PlannedRun``, ``PointItem``, ``BranchItem``);
+the ``dict`` annotations here are that wire form, nothing else.
+
 Tasks share no disk: each works in a workspace of the run folder in the run store
 (``results.workspace``; the plan and the items carry the folder's URL and point names, never a
 worker's path). Exclusivity: one branch measures on a benchmark host at a time. ``acquire_machine``
