@@ -1,5 +1,6 @@
 """A server's configuration is written once: the local files, the container's form and the files the
-cloud host writes come from ``targets/<name>/config.py`` (InfluxDB, QuestDB, GridDB). Each form is
+cloud host writes come from ``targets/<name>/config.py`` (InfluxDB, QuestDB, GridDB, PostgreSQL with
+both TimescaleDB targets). Each form is
 produced as its runtime produces it (the recipe's files; the container spec; the rendered install
 script run by bash) and parsed, so a setting added to one form only fails here."""
 
@@ -13,8 +14,11 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tsbench.runtimes.cloud_install import render_install_script
-from tsbench.runtimes.definition import Machine, ServerDefinition
+from tsbench.runtimes.container_spec import pick_container
+from tsbench.runtimes.definition import Machine, ServerDefinition, load_definition
 from tsbench.targets.griddb.container import CONTAINERS as GRIDDB_CONTAINERS
 from tsbench.targets.griddb.definition import DEFINITION as GRIDDB
 from tsbench.targets.griddb.server import GridDBServer
@@ -22,12 +26,16 @@ from tsbench.targets.influxdb.config import v1_variable
 from tsbench.targets.influxdb.container import CONTAINERS
 from tsbench.targets.influxdb.definition import DEFINITION
 from tsbench.targets.influxdb.server import InfluxDBServer
+from tsbench.targets.postgres.config import hba_text
+from tsbench.targets.postgres.server import PostgresRecipe
 from tsbench.targets.questdb.config import LISTENERS as QUESTDB_LISTENERS
 from tsbench.targets.questdb.config import qdb_variable
 from tsbench.targets.questdb.container import CONTAINERS as QUESTDB_CONTAINERS
 from tsbench.targets.questdb.container import ROOT as QUESTDB_ROOT
 from tsbench.targets.questdb.definition import DEFINITION as QUESTDB
 from tsbench.targets.questdb.server import QuestDBServer
+from tsbench.targets.timescaledb.server import TimescaleRecipe
+from tsbench.targets.timescaledb_tsl.server import TimescaleTslRecipe
 
 TARGETS = Path(__file__).resolve().parents[2] / "plugins" / "tsbench" / "targets"
 # Where the server runs decides these (directories, listeners) and the build names its reporting key.
@@ -119,6 +127,13 @@ def test_the_cloud_scripts_write_the_configuration_only_through_the_rendered_fil
         'griddb_cluster_json >"$GS_HOME/conf/gs_cluster.json.tmp"',
         'printf \'admin,%s\\nsystem,%s\\n\' "$digest" "$digest" >"$GS_HOME/conf/password.tmp"',
     ]
+    postgres = _config_writes("postgres", "$DATA_DIR/")
+    assert [line for line in postgres if "postgresql.conf" not in line] == [  # and the include line
+        'postgres_conf >"$DATA_DIR/tsbench.conf"',
+        'postgres_hba_conf >"$DATA_DIR/pg_hba.conf"',
+    ]
+    assert len(postgres) == 3
+    _config_writes("timescaledb", "$DATA_DIR/")  # its hooks only (timescaledb_tsl's is a link to it)
 
 
 def _properties(text: str) -> dict[str, str]:
@@ -195,3 +210,51 @@ def test_griddb_cloud_node_takes_the_public_address_in_its_transaction_section()
         "connectionLimit": 5000,
         "publicServiceAddress": "203.0.113.7",
     }
+
+
+PG_PLACES = {"listen_addresses", "port", "unix_socket_directories"}
+PG_RECIPES = {
+    "postgres": PostgresRecipe,
+    "timescaledb": TimescaleRecipe,
+    "timescaledb_tsl": TimescaleTslRecipe,
+}
+
+
+def _pg_conf(text: str) -> dict[str, str]:
+    pairs = (line.split(" = ", 1) for line in text.splitlines() if line and not line.startswith("#"))
+    return {key: value.strip("'") for key, value in pairs}
+
+
+def _hba(text: str) -> list[list[str]]:
+    return [line.split() for line in text.splitlines() if line and not line.startswith("#")]
+
+
+@pytest.mark.parametrize("name", sorted(PG_RECIPES))
+def test_postgres_family_local_container_and_cloud_forms_hold_the_same_settings(
+    name: str, tmp_path: Path
+) -> None:
+    definition = load_definition(name)
+    assert definition is not None
+    recipe = PG_RECIPES[name](tmp_path, {"pg": 15432})
+    local = _pg_conf(recipe.config_text())
+    cloud = _pg_conf(_cloud_file("postgres_conf", "/data/db", definition))
+    command = pick_container(name)[1].command
+    assert command[0] == "postgres" and set(command[1::2]) == {"-c"}
+    container = dict(word.split("=", 1) for word in command[2::2])
+    assert {key: local[key] for key in local.keys() - PG_PLACES} == {
+        key: cloud[key] for key in cloud.keys() - PG_PLACES
+    }
+    assert container == {key: value for key, value in local.items() if key not in PG_PLACES}
+    assert {key: local[key] for key in definition.tuning} == definition.settings()
+    assert (local["listen_addresses"], local["port"], cloud["listen_addresses"], cloud["port"]) == (
+        "127.0.0.1",
+        "15432",
+        "*",
+        "5432",
+    )
+    assert "unix_socket_directories" not in cloud  # Debian's /run/postgresql, which the script uses
+    local_hba = _hba(hba_text(recipe.form))
+    cloud_hba = _hba(_cloud_file("postgres_hba_conf", "/data/db", definition, method="scram-sha-256"))
+    assert [record[:3] for record in local_hba] == [record[:3] for record in cloud_hba]
+    assert [record[-1] for record in cloud_hba] == ["peer", "scram-sha-256", "scram-sha-256"]
+    assert {record[-1] for record in local_hba} == {"trust"}
