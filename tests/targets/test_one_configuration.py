@@ -1,6 +1,6 @@
 """A server's configuration is written once: the local files, the container's form and the files the
 cloud host writes come from ``targets/<name>/config.py`` (InfluxDB, QuestDB, GridDB, PostgreSQL with
-both TimescaleDB targets). Each form is
+both TimescaleDB targets, ClickHouse). Each form is
 produced as its runtime produces it (the recipe's files; the container spec; the rendered install
 script run by bash) and parsed, so a setting added to one form only fails here."""
 
@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import tomllib
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,11 @@ import pytest
 from tsbench.runtimes.cloud_install import render_install_script
 from tsbench.runtimes.container_spec import pick_container
 from tsbench.runtimes.definition import Machine, ServerDefinition, load_definition
+from tsbench.targets.clickhouse.config import LISTENERS_REMOVED as LISTENERS_OFF
+from tsbench.targets.clickhouse.config import SYSTEM_LOGS_REMOVED as SYSTEM_LOGS
+from tsbench.targets.clickhouse.container import CONTAINERS as CLICKHOUSE_CONTAINERS
+from tsbench.targets.clickhouse.definition import DEFINITION as CLICKHOUSE
+from tsbench.targets.clickhouse.server import ClickHouseServer
 from tsbench.targets.griddb.container import CONTAINERS as GRIDDB_CONTAINERS
 from tsbench.targets.griddb.definition import DEFINITION as GRIDDB
 from tsbench.targets.griddb.server import GridDBServer
@@ -133,6 +139,13 @@ def test_the_cloud_scripts_write_the_configuration_only_through_the_rendered_fil
         'postgres_hba_conf >"$DATA_DIR/pg_hba.conf"',
     ]
     assert len(postgres) == 3
+    _config_writes("clickhouse", "$CONFIG")  # it writes through its own write(): every call of it
+    clickhouse = (TARGETS / "clickhouse" / "cloud_install.sh").read_text()
+    assert re.findall(r"^.*\bwrite \"\$.*$", clickhouse, re.MULTILINE) == [
+        'clickhouse_config | write "$CONFIG" 0640',
+        'clickhouse_users | write "$USERS" 0640',
+        'write "$UNIT" 0644 <<EOF',
+    ]
     _config_writes("timescaledb", "$DATA_DIR/")  # its hooks only (timescaledb_tsl's is a link to it)
 
 
@@ -258,3 +271,58 @@ def test_postgres_family_local_container_and_cloud_forms_hold_the_same_settings(
     assert [record[:3] for record in local_hba] == [record[:3] for record in cloud_hba]
     assert [record[-1] for record in cloud_hba] == ["peer", "scram-sha-256", "scram-sha-256"]
     assert {record[-1] for record in local_hba} == {"trust"}
+
+
+CH_PLACES = {"listen_host", "http_port", "tcp_port", "path", "tmp_path", "user_files_path"}
+CH_PLACES |= {"format_schema_path", "user_directories.users_xml.path", "user_directories.local_directory.path"}
+CH_COMPLETE = {"logger.console", "default_profile", "default_database"}  # a complete file's (stock defaults)
+
+
+def _xml(text: str) -> tuple[dict[str, str], set[str]]:
+    """Leaf elements by dotted path (one per path), and the paths an override removes."""
+    values: dict[str, str] = {}
+    removed: set[str] = set()
+
+    def walk(node: ET.Element, prefix: str) -> None:
+        for child in node:
+            path = prefix + child.tag
+            if child.get("remove") == "1":
+                removed.add(path)
+            elif len(child):
+                walk(child, path + ".")
+            else:
+                values[path] = child.text or ""
+
+    walk(ET.fromstring(text), "")
+    return values, removed
+
+
+def test_clickhouse_local_container_and_cloud_forms_hold_the_same_settings(tmp_path: Path) -> None:
+    recipe = ClickHouseServer(tmp_path, {"http": 18123, "native": 19000})
+    recipe.initialise()
+    local, local_removed = _xml(recipe.config_path.read_text())
+    cloud, cloud_removed = _xml(_cloud_file("clickhouse_config", "/data/db", CLICKHOUSE))
+    spec = CLICKHOUSE_CONTAINERS["26.8"]
+    container, container_removed = _xml(spec.files["/etc/clickhouse-server/config.d/tsbench.xml"])
+    settings = {key: value for key, value in local.items() if key not in CH_PLACES | CH_COMPLETE}
+    assert settings == {key: value for key, value in cloud.items() if key not in CH_PLACES} == container
+    assert {key: settings[key] for key in CLICKHOUSE.tuning} == CLICKHOUSE.settings()
+    assert not local_removed and cloud_removed == container_removed == {*SYSTEM_LOGS, *LISTENERS_OFF}
+    assert (cloud["listen_host"], cloud["http_port"], cloud["tcp_port"], cloud["path"]) == (
+        "0.0.0.0",
+        str(spec.ports["http"]),
+        str(spec.ports["native"]),
+        "/data/db/",
+    )
+    local_user = _xml(recipe.users_path.read_text())[0]
+    cloud_user, cloud_user_removed = _xml(_cloud_file("clickhouse_users", "/d", CLICKHOUSE, hash="ab12"))
+    assert cloud_user == {
+        "users.default.password_sha256_hex": "ab12",
+        "users.default.networks.ip": "::/0",
+        "users.default.access_management": "1",
+    }
+    assert cloud_user_removed == {"users.default.password"}  # the stock user's empty password
+    assert {key: local_user[key] for key in cloud_user.keys() - {"users.default.password_sha256_hex"}} == {
+        "users.default.networks.ip": "::1",  # the last of loopback's two
+        "users.default.access_management": "1",
+    }

@@ -46,8 +46,10 @@ if [[ ! -f "$DATA_DIR/PG_VERSION" ]]; then
         --auth-local=peer --auth-host=scram-sha-256 --no-instructions
 fi
 
+# shellcheck disable=SC2034  # method: read by postgres_hba_conf
 method=scram-sha-256
 if [[ -z "$DB_PASSWORD" ]]; then
+    # shellcheck disable=SC2034
     method=trust
     log "WARNING: DB_PASSWORD is empty: TCP logins need no password (reachable only from the orchestrator)"
 fi
