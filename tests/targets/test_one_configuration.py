@@ -1,6 +1,6 @@
 """A server's configuration is written once: the local files, the container's form and the files the
 cloud host writes come from ``targets/<name>/config.py`` (InfluxDB, QuestDB, GridDB, PostgreSQL with
-both TimescaleDB targets, ClickHouse). Each form is
+both TimescaleDB targets, ClickHouse, MongoDB with mongodb_naive). Each form is
 produced as its runtime produces it (the recipe's files; the container spec; the rendered install
 script run by bash) and parsed, so a setting added to one form only fails here."""
 
@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from tsbench.runtimes.cloud_install import render_install_script
 from tsbench.runtimes.container_spec import pick_container
@@ -32,6 +33,7 @@ from tsbench.targets.influxdb.config import v1_variable
 from tsbench.targets.influxdb.container import CONTAINERS
 from tsbench.targets.influxdb.definition import DEFINITION
 from tsbench.targets.influxdb.server import InfluxDBServer
+from tsbench.targets.mongodb.server import MongoServer
 from tsbench.targets.postgres.config import hba_text
 from tsbench.targets.postgres.server import PostgresRecipe
 from tsbench.targets.questdb.config import LISTENERS as QUESTDB_LISTENERS
@@ -146,6 +148,7 @@ def test_the_cloud_scripts_write_the_configuration_only_through_the_rendered_fil
         'clickhouse_users | write "$USERS" 0640',
         'write "$UNIT" 0644 <<EOF',
     ]
+    assert _config_writes("mongodb", "$conf_tmp") == ['mongodb_conf >"$conf_tmp"']  # then installed as it is
     _config_writes("timescaledb", "$DATA_DIR/")  # its hooks only (timescaledb_tsl's is a link to it)
 
 
@@ -274,7 +277,11 @@ def test_postgres_family_local_container_and_cloud_forms_hold_the_same_settings(
 
 
 CH_PLACES = {"listen_host", "http_port", "tcp_port", "path", "tmp_path", "user_files_path"}
-CH_PLACES |= {"format_schema_path", "user_directories.users_xml.path", "user_directories.local_directory.path"}
+CH_PLACES |= {
+    "format_schema_path",
+    "user_directories.users_xml.path",
+    "user_directories.local_directory.path",
+}
 CH_COMPLETE = {"logger.console", "default_profile", "default_database"}  # a complete file's (stock defaults)
 
 
@@ -326,3 +333,36 @@ def test_clickhouse_local_container_and_cloud_forms_hold_the_same_settings(tmp_p
         "users.default.networks.ip": "::1",  # the last of loopback's two
         "users.default.access_management": "1",
     }
+
+
+MONGO_PLACES = {"storage.dbPath", "net.bindIp", "net.bindIpAll", "net.port", "net.unixDomainSocket.enabled"}
+MONGO_PLACES |= {"security.authorization"}
+
+
+@pytest.mark.parametrize("name", ["mongodb", "mongodb_naive"])
+def test_mongodb_local_container_and_cloud_forms_hold_the_same_settings(name: str, tmp_path: Path) -> None:
+    definition = load_definition(name)
+    assert definition is not None
+    recipe = MongoServer(tmp_path, {"mongo": 27018})
+    recipe.initialise()
+    local = _flat(yaml.safe_load(recipe.config_path.read_text()))
+    shell = {"DB_DIR": "/data/db/mongodb", "authorization": "enabled"}
+    cloud = _flat(yaml.safe_load(_cloud_file("mongodb_conf", "/data/db", definition, **shell)))
+    command = pick_container(name)[1].command
+    assert set(command[::2]) == {"--setParameter"}
+    container = {f"setParameter.{word.split('=')[0]}": word.split("=", 1)[1] for word in command[1::2]}
+    settings = {key: value for key, value in local.items() if key not in MONGO_PLACES}
+    assert settings == {key: value for key, value in cloud.items() if key not in MONGO_PLACES}
+    assert {key: str(value).lower() for key, value in settings.items()} == container
+    assert {key: str(settings[key]).lower() for key in definition.tuning} == definition.settings()
+    assert {key: cloud[key] for key in MONGO_PLACES & cloud.keys()} == {
+        "storage.dbPath": "/data/db/mongodb",
+        "net.bindIpAll": True,
+        "net.port": 27017,
+        "security.authorization": "enabled",
+    }
+    assert (local["net.bindIp"], local["net.port"], local["net.unixDomainSocket.enabled"]) == (
+        "127.0.0.1",
+        27018,
+        False,
+    )
