@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from xml.sax.saxutils import escape
 
-from tsbench.runtimes.definition import Scaled, TuningValue
+from tsbench.targets.dotted import nest
 
 # Background system log tables of ClickHouse's stock configuration. They flush every few seconds and
 # would add CPU, memory and disk use (counted in the data directory's footprint) that has nothing to
@@ -90,14 +90,7 @@ def config_elements(form: Form, tuning: Mapping[str, str]) -> dict[str, str]:
 def xml_elements(settings: Mapping[str, str], indent: str = "    ") -> list[str]:
     """Settings with dotted paths as nested elements (``logger.level`` → ``<logger><level>``), one
     per line; settings sharing a parent element go into one element, in first-seen order."""
-    tree: dict[str, Any] = {}
-    for path, value in settings.items():
-        *parents, leaf = path.split(".")
-        node = tree
-        for name in parents:
-            node = node.setdefault(name, {})
-        node[leaf] = value
-    return _element_lines(tree, indent)
+    return _element_lines(nest(settings), indent)
 
 
 def _element_lines(tree: Mapping[str, Any], indent: str) -> list[str]:
@@ -151,8 +144,3 @@ def users_text(form: Form, password_sha256: str) -> str:
         "</clickhouse>",
     ]
     return "\n".join(lines) + "\n"
-
-
-def cloud_tuning(table: Mapping[str, TuningValue]) -> dict[str, str]:
-    """The tuning table for the cloud host's file: ``Scaled`` rules as the host's bash arithmetic."""
-    return {key: value.bash() if isinstance(value, Scaled) else value for key, value in table.items()}

@@ -10,8 +10,8 @@ cloud host (``cloud_files``, printed by ``clickhouse_config`` and ``clickhouse_u
 
 from __future__ import annotations
 
-from tsbench.runtimes.definition import ServerDefinition, TuningValue
-from tsbench.targets.clickhouse.config import CLOUD, cloud_tuning, config_text, users_text
+from tsbench.runtimes.definition import ServerDefinition, TuningValue, cloud_tuning
+from tsbench.targets.clickhouse.config import CLOUD, config_text, users_text
 
 TUNING: dict[str, TuningValue] = {
     # Warnings and errors only: the stock level (trace) logs every query and merge.

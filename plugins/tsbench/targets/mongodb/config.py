@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tsbench.runtimes.definition import Scaled, TuningValue
+from tsbench.targets.dotted import nest
 
 
 @dataclass(frozen=True)
@@ -52,14 +52,7 @@ def mongod_options(form: Form, tuning: Mapping[str, str]) -> dict[str, str]:
 def yaml_lines(options: Mapping[str, str]) -> list[str]:
     """mongod options with dotted paths as nested YAML mappings (``net.port`` → ``net:`` /
     ``  port: …``), values written as they are (YAML scalars), in first-seen order."""
-    tree: dict[str, Any] = {}
-    for path, value in options.items():
-        *parents, leaf = path.split(".")
-        node = tree
-        for name in parents:
-            node = node.setdefault(name, {})
-        node[leaf] = value
-    return _mapping_lines(tree, "")
+    return _mapping_lines(nest(options), "")
 
 
 def _mapping_lines(tree: Mapping[str, Any], indent: str) -> list[str]:
@@ -90,8 +83,3 @@ def set_parameters(options: Mapping[str, str]) -> tuple[str, ...]:
             raise ValueError(f"mongodb container: no command-line form for option {key!r}")
         arguments += ["--setParameter", f"{name}={value}"]
     return tuple(arguments)
-
-
-def cloud_tuning(table: Mapping[str, TuningValue]) -> dict[str, str]:
-    """The tuning table for the cloud host's file: ``Scaled`` rules as the host's bash arithmetic."""
-    return {key: value.bash() if isinstance(value, Scaled) else value for key, value in table.items()}

@@ -11,8 +11,8 @@ RAM − 1 GB).
 
 from __future__ import annotations
 
-from tsbench.runtimes.definition import ServerDefinition, TuningValue
-from tsbench.targets.mongodb.config import CLOUD, cloud_tuning, conf_text, mongod_options
+from tsbench.runtimes.definition import ServerDefinition, TuningValue, cloud_tuning
+from tsbench.targets.mongodb.config import CLOUD, conf_text, mongod_options
 
 TUNING: dict[str, TuningValue] = {
     # No diagnostic data capture (FTDC): it would add files under dbPath that are not data.

@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from tsbench.runtimes.definition import Scaled, TuningValue
+from tsbench.runtimes.definition import TuningValue, cloud_tuning
 
 
 @dataclass(frozen=True)
@@ -78,8 +78,7 @@ def hba_text(form: Form) -> str:
 
 def cloud_files(tuning: Mapping[str, TuningValue]) -> dict[str, str]:
     """The cloud host's files for a definition with ``tuning`` (``Scaled`` rules as bash arithmetic)."""
-    words = {key: value.bash() if isinstance(value, Scaled) else value for key, value in tuning.items()}
     return {
-        "postgres_conf": conf_text(server_conf(CLOUD, words), "definition.py's cloud_files"),
+        "postgres_conf": conf_text(server_conf(CLOUD, cloud_tuning(tuning)), "definition.py's cloud_files"),
         "postgres_hba_conf": hba_text(CLOUD),
     }
