@@ -79,6 +79,12 @@ def evaluate(table: Mapping[str, TuningValue], machine: Machine) -> dict[str, st
     return {key: value.value(machine) if isinstance(value, Scaled) else value for key, value in table.items()}
 
 
+def cloud_tuning(table: Mapping[str, TuningValue]) -> dict[str, str]:
+    """``table`` for a file the cloud host writes (``cloud_files``): ``Scaled`` rules as the host's
+    bash arithmetic, which expands there."""
+    return {key: value.bash() if isinstance(value, Scaled) else value for key, value in table.items()}
+
+
 @dataclass(frozen=True)
 class ServerDefinition:
     """Everything about a target's server that does not depend on the runtime.

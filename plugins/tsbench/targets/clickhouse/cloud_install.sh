@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ClickHouse's own steps on a cloud VM (tsbench's aws runtime; see README.md). Not run as it is:
-# runtimes/cloud_install.py prepends the header rendered from definition.py (CLICKHOUSE_VERSION,
-# tsbench_settings: the tuning table) and runtimes/cloud_lib.sh (log, die, apt_get, UNIT).
+# runtimes/cloud_install.py prepends the header rendered from definition.py (CLICKHOUSE_VERSION;
+# clickhouse_config and clickhouse_users, which print the configuration config.py declares for every
+# runtime) and runtimes/cloud_lib.sh (log, die, apt_get, UNIT).
 #
 # Contract: bash, run as root on a fresh Debian 12 VM with internet access, the data volume mounted.
 #   DATA_DIR     directory for everything the server keeps (created; owned by user clickhouse)
@@ -23,42 +24,12 @@ SOURCES=/etc/apt/sources.list.d/clickhouse.list
 CONFIG=/etc/clickhouse-server/config.d/tsbench.xml
 USERS=/etc/clickhouse-server/users.d/tsbench.xml
 PACKAGES=(clickhouse-common-static clickhouse-server clickhouse-client)
-# Background system log tables and unused listeners of the stock configuration (the same list as
-# SYSTEM_LOGS_REMOVED and LISTENERS_REMOVED in server.py; a test keeps them equal).
-REMOVED=(
-    query_log query_thread_log query_views_log part_log trace_log text_log metric_log latency_log
-    query_metric_log asynchronous_metric_log asynchronous_insert_log processors_profile_log
-    opentelemetry_span_log session_log error_log crash_log backup_log blob_storage_log s3queue_log
-    zookeeper_log
-    mysql_port postgresql_port interserver_http_port
-)
-
 [[ "$(id -u)" -eq 0 ]] || die "run as root"
 [[ -n "${DATA_DIR:-}" ]] || die "DATA_DIR must name the data directory"
 [[ -n "${DB_PASSWORD:-}" ]] || die "DB_PASSWORD must be set (the server listens on all interfaces)"
 [[ "$DATA_DIR" == /* ]] || die "DATA_DIR must be an absolute path"
 DATA_DIR="${DATA_DIR%/}"
 export DEBIAN_FRONTEND=noninteractive
-
-# tuning_xml: the tuning table (tsbench_settings) as config.xml elements, dotted paths nested
-# (logger.level -> <logger><level>...</level></logger>), values escaped; sorted, so elements that
-# share a parent are written inside one.
-tuning_xml() {
-    tsbench_settings | LC_ALL=C sort -t "$(printf '\t')" -k1,1 | awk -F '\t' '
-        function pad(level, text) { while (level-- > 0) text = "    " text; return text }
-        function close_to(level) { while (depth > level) { print pad(depth, "</" open[depth] ">"); depth-- } }
-        {
-            n = split($1, part, ".")
-            same = 0
-            while (same < depth && same < n - 1 && part[same + 1] == open[same + 1]) same++
-            close_to(same)
-            while (depth < n - 1) { depth++; open[depth] = part[depth]; print pad(depth, "<" open[depth] ">") }
-            value = $2
-            gsub(/&/, "\\&amp;", value); gsub(/</, "\\&lt;", value); gsub(/>/, "\\&gt;", value)
-            print pad(depth + 1, "<" part[n] ">" value "</" part[n] ">")
-        }
-        END { close_to(0) }'
-}
 
 installed_version() {
     if [[ -x /usr/bin/clickhouse ]]; then
@@ -103,40 +74,12 @@ write() {
     mv -f "$tmp" "$1"
 }
 
-{
-    echo "<!-- written by tsbench (targets/clickhouse/cloud_install.sh; tuning from definition.py) -->"
-    echo "<clickhouse>"
-    echo "    <listen_host>0.0.0.0</listen_host>"
-    echo "    <http_port>$HTTP_PORT</http_port>"
-    echo "    <tcp_port>$NATIVE_PORT</tcp_port>"
-    echo "    <path>$DATA_DIR/</path>"
-    echo "    <tmp_path>$DATA_DIR/tmp/</tmp_path>"
-    echo "    <user_files_path>$DATA_DIR/user_files/</user_files_path>"
-    echo "    <format_schema_path>$DATA_DIR/format_schemas/</format_schema_path>"
-    echo "    <user_directories><local_directory><path>$DATA_DIR/access/</path></local_directory></user_directories>"
-    tuning_xml
-    for name in "${REMOVED[@]}"; do
-        echo "    <$name remove=\"1\"/>"
-    done
-    echo "</clickhouse>"
-} | write "$CONFIG" 0640
-
+# The configuration of every runtime (config.py), rendered with this VM's DATA_DIR and listener: the
+# override of the stock config.xml and user default with the password's SHA-256 ($hash).
+clickhouse_config | write "$CONFIG" 0640
+# shellcheck disable=SC2034  # read by clickhouse_users
 hash="$(printf '%s' "$DB_PASSWORD" | sha256sum | cut -d' ' -f1)"
-write "$USERS" 0640 <<EOF
-<!-- written by tsbench (targets/clickhouse/cloud_install.sh) -->
-<clickhouse>
-    <users>
-        <default>
-            <password remove="1"/>
-            <password_sha256_hex>$hash</password_sha256_hex>
-            <networks replace="1">
-                <ip>::/0</ip>
-            </networks>
-            <access_management>1</access_management>
-        </default>
-    </users>
-</clickhouse>
-EOF
+clickhouse_users | write "$USERS" 0640
 
 write "$UNIT" 0644 <<EOF
 # written by tsbench (targets/clickhouse/cloud_install.sh)

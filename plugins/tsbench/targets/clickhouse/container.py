@@ -3,19 +3,22 @@ definition's version (26.8 LTS).
 
 The image's entry point creates the database named by ``CLICKHOUSE_DB`` and sets the password of
 user ``default`` from ``CLICKHOUSE_PASSWORD`` (given through ``secret_env``, never written here).
-The same override as the cloud VM's (the definition's tuning table; no background system log tables,
-no MySQL, PostgreSQL or interserver listeners) is mounted into ``config.d``; otherwise the image's
+The override of the stock configuration that ``config.py`` declares for every runtime (the
+definition's tuning table; no background system log tables, no MySQL, PostgreSQL or interserver
+listeners) is mounted into ``config.d``; otherwise the image's
 stock configuration applies (listeners on all interfaces, 8123 HTTP / 9000 native).
 """
 
 from __future__ import annotations
 
 from tsbench.runtimes.container_spec import ContainerSpec, HealthCheck
+from tsbench.targets.clickhouse.config import CONTAINER, config_text
 from tsbench.targets.clickhouse.definition import DEFINITION
-from tsbench.targets.clickhouse.server import DATABASE, USER, stock_config_override
+from tsbench.targets.clickhouse.server import DATABASE, USER
 
 PASSWORD_VARIABLE = "TSBENCH_CLICKHOUSE_PASSWORD"
 CLICKHOUSE_VERSION = DEFINITION.version
+CONFIG_D = "/etc/clickhouse-server/config.d/tsbench.xml"
 LINE = ".".join(CLICKHOUSE_VERSION.split(".")[:2])  # the release line, e.g. 26.8: the flavour's name
 
 CONTAINERS: dict[str, ContainerSpec] = {
@@ -33,7 +36,7 @@ CONTAINERS: dict[str, ContainerSpec] = {
         ),
         environment={"CLICKHOUSE_DB": DATABASE, "CLICKHOUSE_DEFAULT_ACCESS_MANAGEMENT": "1"},
         secret_env={"CLICKHOUSE_PASSWORD": PASSWORD_VARIABLE},
-        files={"/etc/clickhouse-server/config.d/tsbench.xml": stock_config_override()},
+        files={CONFIG_D: config_text(CONTAINER, DEFINITION.settings(), "targets/clickhouse/container.py")},
         # ClickHouse keeps many part files open at once; its documentation asks for 262144.
         ulimits={"nofile": (262144, 262144)},
         client_user=USER,

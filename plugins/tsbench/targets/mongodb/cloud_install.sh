@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # MongoDB Community Server's own steps on a fresh Debian 12 VM (both MongoDB targets run this server;
 # targets/mongodb_naive/cloud_install.sh is a link to this file). Not run as it is:
-# runtimes/cloud_install.py prepends the header rendered from definition.py (MONGODB_VERSION,
-# tsbench_settings: the tuning table) and runtimes/cloud_lib.sh (log, die, UNIT).
+# runtimes/cloud_install.py prepends the header rendered from definition.py (MONGODB_VERSION;
+# mongodb_conf, which prints the configuration config.py declares for every runtime) and
+# runtimes/cloud_lib.sh (log, die, UNIT).
 #
 # Contract: bash, as root, on a fresh Debian 12 (bookworm) VM with internet access. Environment:
 #   DATA_DIR     directory for the database files (dbPath = $DATA_DIR/mongodb)      [required]
@@ -20,21 +21,6 @@ ADMIN_USER="tsbench"
 KEYRING="/usr/share/keyrings/mongodb-server-${SERIES}.gpg"
 LIST="/etc/apt/sources.list.d/mongodb-org-${SERIES}.list"
 CONF="/etc/tsbench/mongod.conf"
-
-# options_yaml: "path<TAB>value" lines on stdin (dotted paths, e.g. net.port) as nested YAML
-# mappings, values as they are; sorted, so options that share a parent go under one key.
-options_yaml() {
-    LC_ALL=C sort -t "$(printf '\t')" -k1,1 | awk -F '\t' '
-        function pad(level, text) { while (level-- > 0) text = "  " text; return text }
-        {
-            n = split($1, part, ".")
-            same = 0
-            while (same < depth && same < n - 1 && part[same + 1] == open[same + 1]) same++
-            depth = same
-            while (depth < n - 1) { depth++; open[depth] = part[depth]; print pad(depth - 1, part[depth] ":") }
-            print pad(depth, part[n] ": " $2)
-        }'
-}
 
 [[ "$(id -u)" -eq 0 ]] || die "run as root"
 [[ -n "${DATA_DIR:-}" ]] || die "DATA_DIR is not set"
@@ -65,17 +51,11 @@ install -d -o mongodb -g mongodb -m 750 "$DB_DIR"
 runuser -u mongodb -- test -w "$DB_DIR" ||
     die "user mongodb cannot write $DB_DIR (a parent directory of DATA_DIR is not searchable?)"
 install -d -m 755 /etc/tsbench
-authorization="disabled"
-[[ -n "${DB_PASSWORD:-}" ]] && authorization="enabled"
+# shellcheck disable=SC2034  # authorization: read by mongodb_conf
+if [[ -n "${DB_PASSWORD:-}" ]]; then authorization="enabled"; else authorization="disabled"; fi
 conf_tmp="$(mktemp)"
-{
-    echo "# written by tsbench (targets/mongodb/cloud_install.sh; tuning from definition.py); mongod's defaults elsewhere"
-    {
-        printf '%s\t%s\n' storage.dbPath "\"$DB_DIR\"" net.bindIpAll true net.port "$PORT" \
-            security.authorization "$authorization"
-        tsbench_settings
-    } | options_yaml
-} >"$conf_tmp"
+# The configuration of every runtime (config.py), rendered with this VM's DB_DIR and authorization.
+mongodb_conf >"$conf_tmp"
 changed=0
 if ! cmp -s "$conf_tmp" "$CONF"; then
     install -m 644 "$conf_tmp" "$CONF"

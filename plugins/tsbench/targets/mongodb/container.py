@@ -6,16 +6,16 @@ The image's entrypoint creates the root user from ``MONGO_INITDB_ROOT_USERNAME``
 then starts mongod with ``--auth`` on all interfaces. While it creates the user it runs a temporary
 mongod on 127.0.0.1 only, so the health check pings the container's own hostname (in /etc/hostname,
 resolved through /etc/hosts to the container's address): it passes only once the final server
-listens where clients connect. ``ping`` needs no login. The definition's tuning table (server
-parameters) is passed as ``--setParameter name=value`` — diagnostic data capture is off, as in the
+listens where clients connect. ``ping`` needs no login. The configuration ``config.py`` declares
+for every runtime, here only the definition's tuning table (server parameters), is passed as
+``--setParameter name=value`` — diagnostic data capture is off, as in the
 local recipe, so /data/db holds only the database's files.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from tsbench.runtimes.container_spec import ContainerSpec, HealthCheck
+from tsbench.targets.mongodb.config import CONTAINER, mongod_options, set_parameters
 from tsbench.targets.mongodb.definition import DEFINITION
 from tsbench.targets.mongodb.server import DATABASE, MongoServer
 
@@ -29,18 +29,6 @@ PING = (
 )
 
 
-def set_parameters(settings: Mapping[str, str]) -> tuple[str, ...]:
-    """The tuning table as mongod arguments: ``setParameter.<name>`` → ``--setParameter name=value``
-    (the image's entrypoint passes them to mongod; other options have no generic command line)."""
-    arguments: list[str] = []
-    for key, value in settings.items():
-        section, _, name = key.partition(".")
-        if section != "setParameter" or not name:
-            raise ValueError(f"mongodb container: no command-line form for tuning key {key!r}")
-        arguments += ["--setParameter", f"{name}={value}"]
-    return tuple(arguments)
-
-
 CONTAINERS: dict[str, ContainerSpec] = {
     SERIES: ContainerSpec(
         image=f"mongo:{VERSION}",
@@ -49,7 +37,7 @@ CONTAINERS: dict[str, ContainerSpec] = {
         healthcheck=HealthCheck(command=("sh", "-c", PING), start_period_s=10.0),
         environment={"MONGO_INITDB_ROOT_USERNAME": USER},
         secret_env={"MONGO_INITDB_ROOT_PASSWORD": PASSWORD_VARIABLE},
-        command=set_parameters(DEFINITION.settings()),
+        command=set_parameters(mongod_options(CONTAINER, DEFINITION.settings())),
         ulimits={"nofile": (64000, 64000)},
         stop_timeout_s=MongoServer.stop_timeout_s,  # shutdown ends with a checkpoint of dirty data
         client_user=USER,

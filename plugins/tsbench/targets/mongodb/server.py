@@ -1,8 +1,9 @@
 """MongoDB Community Server (``mongod`` from the official repo.mongodb.org apt repository) as a local
 process, shared by both MongoDB targets (the layouts differ, the server does not).
 
-``initialise`` writes ``<home>/mongod.conf`` (YAML): dbPath ``<home>/data``, the allocated port on
-loopback, no Unix socket (it would live in /tmp), and the tuning table of ``definition.py`` (no
+``initialise`` writes ``<home>/mongod.conf`` (YAML), the configuration ``config.py`` declares for
+every runtime: dbPath ``<home>/data``, the allocated port on loopback, no Unix socket (it would live
+in /tmp), and the tuning table of ``definition.py`` (no
 diagnostic data capture: FTDC would add files under dbPath that are not data). Everything else is
 mongod's default: WiredTiger, snappy block compression, journal commit interval 100 ms, cache 50 % of
 (RAM − 1 GB). Logs go to stdout (the runtime's ``server.log``). ``install.sh`` installs the pinned
@@ -11,21 +12,20 @@ version; where repo.mongodb.org is unreachable it fails at once, saying so.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
 import signal
 import subprocess
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from pymongo import MongoClient
 from pymongo.errors import PyMongoError
 
 from tsbench.runtimes.local import ServerRecipe
 from tsbench.targets.base import Endpoint, TargetError
+from tsbench.targets.mongodb.config import Form, conf_text, mongod_options
 from tsbench.targets.mongodb.definition import DEFINITION
 
 DATABASE = "tsbench"  # prefix of the targets' database names (client.database_name)
@@ -34,29 +34,6 @@ DATABASE = "tsbench"  # prefix of the targets' database names (client.database_n
 def mongodb_version() -> str:
     """The pinned version (definition.py), or the ``MONGODB_VERSION`` override."""
     return DEFINITION.pinned_version()
-
-
-def yaml_lines(options: Mapping[str, str]) -> list[str]:
-    """mongod options with dotted paths as nested YAML mappings (``net.port`` → ``net:`` /
-    ``  port: …``), values written as they are (YAML scalars), in first-seen order."""
-    tree: dict[str, Any] = {}
-    for path, value in options.items():
-        *parents, leaf = path.split(".")
-        node = tree
-        for name in parents:
-            node = node.setdefault(name, {})
-        node[leaf] = value
-    return _mapping_lines(tree, "")
-
-
-def _mapping_lines(tree: Mapping[str, Any], indent: str) -> list[str]:
-    lines = []
-    for name, value in tree.items():
-        if isinstance(value, Mapping):
-            lines += [f"{indent}{name}:", *_mapping_lines(value, indent + "  ")]
-        else:
-            lines.append(f"{indent}{name}: {value}")
-    return lines
 
 
 def mongod_binary() -> str:
@@ -109,16 +86,10 @@ class MongoServer(ServerRecipe):
         os.replace(tmp, self.config_path)
 
     def config_text(self) -> str:
-        # JSON strings are valid YAML scalars: paths need no further quoting rules.
-        options = {
-            "storage.dbPath": json.dumps(str(self.data_dir)),
-            "net.bindIp": "127.0.0.1",
-            "net.port": str(self.ports["mongo"]),
-            "net.unixDomainSocket.enabled": "false",
-            **DEFINITION.settings(),
-        }
-        header = "# written by tsbench (targets/mongodb/server.py); mongod's defaults apply to all else"
-        return "\n".join([header, *yaml_lines(options)]) + "\n"
+        """The one configuration (``config.py``): dbPath ``data/``, loopback at the allocated port, no
+        Unix socket, with the definition's tuning on this host."""
+        form = Form(str(self.data_dir), "127.0.0.1", str(self.ports["mongo"]), socket=False)
+        return conf_text(mongod_options(form, DEFINITION.settings()), "targets/mongodb/server.py")
 
     def command(self) -> list[str]:
         return [mongod_binary(), "--config", str(self.config_path)]

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # PostgreSQL's own steps on a fresh Debian 12 cloud VM (the Debian postgresql-$PG_MAJOR package). Not
-# run as it is: runtimes/cloud_install.py prepends the header rendered from definition.py (PG_MAJOR,
-# tsbench_settings: the tuning table on this VM's cores and memory) and runtimes/cloud_lib.sh.
+# run as it is: runtimes/cloud_install.py prepends the header rendered from definition.py (PG_MAJOR;
+# postgres_conf and postgres_hba_conf, which print the configuration config.py declares for every
+# runtime, on this VM's cores and memory) and runtimes/cloud_lib.sh.
 # TimescaleDB's script runs before this one and adds its packages (pg_extra_packages) and its
 # extension (pg_extra_sql); both are empty here.
 #
@@ -12,7 +13,7 @@
 #
 # One private cluster initdb'ed in DATA_DIR (Debian's own main cluster is never created), run by
 # systemd unit tsbench-db.service as user postgres, listening on all interfaces at port 5432, with the
-# benchmark database "tsbench" and tsbench.conf = the definition's tuning table.
+# benchmark database "tsbench" and tsbench.conf = config.py's settings with the definition's tuning.
 set -euo pipefail
 
 : "${DATA_DIR:?DATA_DIR (data directory on the data volume) must be set}"
@@ -45,32 +46,20 @@ if [[ ! -f "$DATA_DIR/PG_VERSION" ]]; then
         --auth-local=peer --auth-host=scram-sha-256 --no-instructions
 fi
 
-# postgresql.conf syntax: numbers and plain words as they are, anything else single-quoted.
-{
-    echo "# written by tsbench (cloud_install.sh; tuning from the target's definition.py)"
-    echo "listen_addresses = '*'"
-    echo "port = 5432"
-    tsbench_settings | awk -F '\t' '{
-        value = $2
-        if (value !~ /^[A-Za-z0-9.]+$/) { gsub(/\x27/, "\x27\x27", value); value = "\x27" value "\x27" }
-        print $1 " = " value
-    }'
-} >"$DATA_DIR/tsbench.conf"
-chown postgres:postgres "$DATA_DIR/tsbench.conf"
-include="include_if_exists = 'tsbench.conf'"
-grep -qxF "$include" "$DATA_DIR/postgresql.conf" || printf '\n# tsbench\n%s\n' "$include" >>"$DATA_DIR/postgresql.conf"
-
+# shellcheck disable=SC2034  # method: read by postgres_hba_conf
 method=scram-sha-256
 if [[ -z "$DB_PASSWORD" ]]; then
+    # shellcheck disable=SC2034
     method=trust
     log "WARNING: DB_PASSWORD is empty: TCP logins need no password (reachable only from the orchestrator)"
 fi
-cat >"$DATA_DIR/pg_hba.conf" <<HBA
-# written by tsbench: local socket by OS user, TCP from anywhere the security group admits
-local   all   all                 peer
-host    all   all   0.0.0.0/0     $method
-host    all   all   ::/0          $method
-HBA
+# The configuration of every runtime (config.py), rendered with this VM's listener, cores and memory
+# and the TCP login method chosen above.
+postgres_conf >"$DATA_DIR/tsbench.conf"
+chown postgres:postgres "$DATA_DIR/tsbench.conf"
+include="include_if_exists = 'tsbench.conf'"
+grep -qxF "$include" "$DATA_DIR/postgresql.conf" || printf '\n# tsbench\n%s\n' "$include" >>"$DATA_DIR/postgresql.conf"
+postgres_hba_conf >"$DATA_DIR/pg_hba.conf"
 chown postgres:postgres "$DATA_DIR/pg_hba.conf"
 
 log "systemd unit tsbench-db.service"

@@ -1,9 +1,11 @@
 """PostgreSQL as a container: the official image ``postgres`` at the local runtime's exact minor.
 
-The tuning is the local recipe's (``PostgresRecipe.settings()``), passed as ``-c key=value`` arguments
-to ``postgres`` (they override the image's ``postgresql.conf``). The image's entrypoint runs ``initdb``
-(UTF8, locale C.UTF-8 as locally), sets the superuser's password (generated per instance) and creates
-the benchmark database. ``PGDATA`` (including ``pg_wal``) is the volume that counts on disk.
+The configuration is ``config.py``'s on the image's listener and sockets, with the local recipe's
+tuning (``PostgresRecipe.settings()``), passed as ``-c key=value`` arguments to ``postgres`` (they
+override the image's ``postgresql.conf``); ``pg_hba.conf`` is the entrypoint's (password logins).
+The image's entrypoint runs ``initdb`` (UTF8, locale C.UTF-8 as locally), sets the superuser's
+password (generated per instance) and creates the benchmark database. ``PGDATA`` (including
+``pg_wal``) is the volume that counts on disk.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tsbench.runtimes.container_spec import ContainerSpec, HealthCheck
+from tsbench.targets.postgres.config import CONTAINER, server_conf
 from tsbench.targets.postgres.definition import DEFINITION, PG_MAJOR
 from tsbench.targets.postgres.server import DATABASE, SUPERUSER, PostgresRecipe
 
@@ -20,8 +23,8 @@ PASSWORD_VARIABLE = "TSBENCH_POSTGRES_PASSWORD"
 
 
 def postgres_command(recipe_type: type[PostgresRecipe]) -> tuple[str, ...]:
-    """``postgres -c key=value …`` with every setting the local recipe writes to ``tsbench.conf``."""
-    settings = recipe_type(Path(PGDATA), {"pg": 5432}).settings()
+    """``postgres -c key=value …``: the configuration with the tuning the local recipe writes."""
+    settings = server_conf(CONTAINER, recipe_type(Path(PGDATA), {"pg": 5432}).settings())
     return ("postgres", *(arg for key, value in settings.items() for arg in ("-c", f"{key}={value}")))
 
 

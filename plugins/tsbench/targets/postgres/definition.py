@@ -1,14 +1,15 @@
 """PostgreSQL's server definition: version, tuning table and install recipe for every runtime.
 
-The local recipe (``server.py``) writes ``tuning`` to ``<data>/tsbench.conf``, the container
-(``container.py``) passes it as ``-c key=value`` arguments and the cloud host's ``tsbench.conf`` is
-written from the same table (``cloud_install.sh``). TimescaleDB's definition extends this table, so
-both databases run with identical tuning. Every setting is explained in README.md.
+``tuning`` ends the one configuration (``config.py``): the local recipe (``server.py``) writes it to
+``<data>/tsbench.conf``, the container (``container.py``) passes it as ``-c key=value`` arguments and
+the cloud host writes the files rendered here (``cloud_files``). TimescaleDB's definition extends this
+table, so both databases run with identical tuning. Every setting is explained in README.md.
 """
 
 from __future__ import annotations
 
 from tsbench.runtimes.definition import Scaled, ServerDefinition
+from tsbench.targets.postgres.config import cloud_files
 
 PG_MAJOR = "15"
 
@@ -56,5 +57,6 @@ DEFINITION = ServerDefinition(
     version=f"{PG_MAJOR}.18",  # Debian 12's postgresql-15 (local, cloud); image postgres:<version>
     tuning=TUNING,
     install_env={"PG_MAJOR": PG_MAJOR},
+    cloud_files=cloud_files(TUNING),
     main_job=3,
 )

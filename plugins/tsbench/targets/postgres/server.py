@@ -1,12 +1,14 @@
 """PostgreSQL 15 as a local process: a private cluster (own data dir, port and socket dir).
 
 The postmaster runs in the foreground as user ``postgres`` (``run_as``), started directly with
-``postgres -D <data> -p <port> -k <sockdir> -c listen_addresses=127.0.0.1``; SIGINT asks for a
-*fast* shutdown (open transactions are rolled back, a shutdown checkpoint is written).
+``postgres -D <data>``; SIGINT asks for a *fast* shutdown (open transactions are rolled back, a
+shutdown checkpoint is written).
 
-Tuning lives in ``<data>/tsbench.conf`` (included from ``postgresql.conf``): the definition's table
-(``definition.py``) on this host, rewritten by every ``initialise`` so that a changed table applies to
-an existing cluster. Every setting is explained in the README. TimescaleDB's recipe
+The configuration is ``config.py``'s, on loopback at the allocated port with a private socket
+directory and trusted logins from this host: ``<data>/tsbench.conf`` (included from
+``postgresql.conf``; the definition's table on this host) and ``<data>/pg_hba.conf``, rewritten by
+every ``initialise`` so that a changed table applies to an existing cluster. Every setting is
+explained in the README. TimescaleDB's recipe
 (``targets/timescaledb/server.py``) extends this one with its definition (PostgreSQL's table plus the
 preload library and its settings) and an extension; nothing else differs.
 """
@@ -26,6 +28,7 @@ from tsbench.runtimes.definition import ServerDefinition
 from tsbench.runtimes.local import ServerRecipe
 from tsbench.runtimes.process_env import server_environment
 from tsbench.targets.base import Endpoint, TargetError
+from tsbench.targets.postgres.config import Form, conf_text, hba_text, server_conf
 from tsbench.targets.postgres.definition import DEFINITION, PG_MAJOR
 
 PG_BIN = Path(f"/usr/lib/postgresql/{PG_MAJOR}/bin")
@@ -46,10 +49,6 @@ def run_as_postgres(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[s
         tail = "\n".join((result.stdout + result.stderr).splitlines()[-15:])
         raise TargetError(f"{Path(argv[0]).name} failed (exit {result.returncode}):\n{tail}")
     return result
-
-
-def _conf_value(value: str) -> str:
-    return value if value.replace(".", "").isalnum() else "'" + value.replace("'", "''") + "'"
 
 
 class PostgresRecipe(ServerRecipe):
@@ -84,10 +83,13 @@ class PostgresRecipe(ServerRecipe):
         """Every server setting this recipe writes: the definition's table on this host."""
         return self.definition.settings()
 
+    @property
+    def form(self) -> Form:
+        """Loopback at the allocated port, the private socket directory, trusted logins from here."""
+        return Form(HOST, self.port, str(self.socket_dir), networks=(f"{HOST}/32", "::1/128"))
+
     def config_text(self) -> str:
-        lines = [f"# written by tsbench ({type(self).__name__}); see targets/postgres/README.md"]
-        lines += [f"{key} = {_conf_value(value)}" for key, value in self.settings().items()]
-        return "\n".join(lines) + "\n"
+        return conf_text(server_conf(self.form, self.settings()), type(self).__name__)
 
     def initialise(self) -> None:
         for folder, mode in ((self.data_dir, 0o700), (self.socket_dir, 0o755)):
@@ -111,9 +113,9 @@ class PostgresRecipe(ServerRecipe):
                 ],
                 cwd=self.home,
             )
-        conf = self.data_dir / "tsbench.conf"
-        conf.write_text(self.config_text())
-        shutil.chown(conf, SUPERUSER, SUPERUSER)
+        for name, text in (("tsbench.conf", self.config_text()), ("pg_hba.conf", hba_text(self.form))):
+            (self.data_dir / name).write_text(text)
+            shutil.chown(self.data_dir / name, SUPERUSER, SUPERUSER)
         main = self.data_dir / "postgresql.conf"
         text = main.read_text()
         include = "include_if_exists = 'tsbench.conf'"
@@ -121,17 +123,7 @@ class PostgresRecipe(ServerRecipe):
             main.write_text(text.rstrip("\n") + f"\n\n# tsbench tuning\n{include}\n")
 
     def command(self) -> list[str]:
-        return [
-            str(self.pg_bin / "postgres"),
-            "-D",
-            str(self.data_dir),
-            "-p",
-            str(self.port),
-            "-k",
-            str(self.socket_dir),
-            "-c",
-            f"listen_addresses={HOST}",
-        ]
+        return [str(self.pg_bin / "postgres"), "-D", str(self.data_dir)]  # the rest: tsbench.conf
 
     def environment(self) -> dict[str, str]:
         env = server_environment()

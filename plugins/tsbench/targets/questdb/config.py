@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from tsbench.runtimes.definition import Scaled, TuningValue
-
 PG_USER = "admin"  # QuestDB's default PostgreSQL-wire user, stated
 
 # conf/log.conf: QuestDB's default logs every query (2 lines) and every WAL apply at INFO level to
@@ -73,8 +71,3 @@ def properties_text(config: Mapping[str, str]) -> str:
 def qdb_variable(key: str) -> str:
     """The environment variable QuestDB reads for a ``server.conf`` key."""
     return "QDB_" + key.upper().replace(".", "_")
-
-
-def cloud_tuning(table: Mapping[str, TuningValue]) -> dict[str, str]:
-    """The tuning table for the cloud host's file: ``Scaled`` rules as the host's bash arithmetic."""
-    return {key: value.bash() if isinstance(value, Scaled) else value for key, value in table.items()}

@@ -9,8 +9,8 @@ in README.md ("Configuration and tuning").
 
 from __future__ import annotations
 
-from tsbench.runtimes.definition import Scaled, ServerDefinition, TuningValue
-from tsbench.targets.questdb.config import CLOUD, LOG_CONF, cloud_tuning, properties_text, server_conf
+from tsbench.runtimes.definition import Scaled, ServerDefinition, TuningValue, cloud_tuning
+from tsbench.targets.questdb.config import CLOUD, LOG_CONF, properties_text, server_conf
 
 # One WAL-apply / O3-write thread per two cores (1 on our 2-core machines).
 HALF_THE_CORES = Scaled("cores", 1, 2, minimum=1)

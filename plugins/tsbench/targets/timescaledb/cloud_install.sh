@@ -5,7 +5,7 @@
 # Apache-2 edition, as the local runtime's Debian build) or timescaledb-2-postgresql-$PG_MAJOR (tsl:
 # the full edition, as build_tsl.sh builds locally) — and its loader, pinned to TIMESCALEDB_VERSION and
 # held. Not run as it is: runtimes/cloud_install.py renders the header from definition.py
-# (TIMESCALEDB_VERSION, PG_MAJOR, TIMESCALEDB_EDITION, tsbench_settings: PostgreSQL's table plus
+# (TIMESCALEDB_VERSION, PG_MAJOR, TIMESCALEDB_EDITION, postgres_conf: PostgreSQL's configuration plus
 # timescaledb's settings, with timescaledb.license = 'timescale' for tsl), runtimes/cloud_lib.sh, this
 # file (hooks only) and then targets/postgres/cloud_install.sh, which calls the hooks: one private
 # cluster in DATA_DIR under tsbench-db.service, port 5432, database "tsbench" — plus timescaledb

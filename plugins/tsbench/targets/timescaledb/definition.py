@@ -4,20 +4,23 @@ the two targets differ only in what TimescaleDB adds."""
 
 from __future__ import annotations
 
-from tsbench.runtimes.definition import ServerDefinition
+from tsbench.runtimes.definition import ServerDefinition, TuningValue
+from tsbench.targets.postgres.config import cloud_files
 from tsbench.targets.postgres.definition import PG_MAJOR, TUNING
+
+TIMESCALEDB_TUNING: dict[str, TuningValue] = {
+    **TUNING,
+    "shared_preload_libraries": "timescaledb",
+    "timescaledb.telemetry_level": "off",
+    # job scheduler workers; with max_parallel_workers and the launcher this stays below
+    # max_worker_processes, as TimescaleDB asks
+    "timescaledb.max_background_workers": "8",
+}
 
 DEFINITION = ServerDefinition(
     name="timescaledb",
     version="2.19.3",  # Debian/Apache-2 build (local), packagecloud -oss packages (cloud), image -oss
-    tuning={
-        **TUNING,
-        "shared_preload_libraries": "timescaledb",
-        "timescaledb.telemetry_level": "off",
-        # job scheduler workers; with max_parallel_workers and the launcher this stays below
-        # max_worker_processes, as TimescaleDB asks
-        "timescaledb.max_background_workers": "8",
-    },
+    tuning=TIMESCALEDB_TUNING,
     # The full edition's source (build_tsl.sh): upstream's tag archive (with tsl/), from the vendor
     # folder (as NAME) or its URL, verified by its tree hash (runtimes/source_archive.py).
     install_env={
@@ -31,5 +34,6 @@ DEFINITION = ServerDefinition(
     },
     # its packages and extension as hooks, then PostgreSQL's steps
     cloud_steps=("timescaledb/cloud_install.sh", "postgres/cloud_install.sh"),
+    cloud_files=cloud_files(TIMESCALEDB_TUNING),  # PostgreSQL's files (targets/postgres/config.py)
     main_job=2,
 )

@@ -7,7 +7,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from tsbench.targets.postgres.config import cloud_files
 from tsbench.targets.timescaledb.definition import DEFINITION as TIMESCALEDB
+
+# The TSL features (native compression, continuous aggregates, policies) need the licence setting;
+# the Apache-2 edition's default is 'apache'.
+TUNING = {**TIMESCALEDB.tuning, "timescaledb.license": "timescale"}
 
 DEFINITION = replace(
     TIMESCALEDB,
@@ -15,9 +20,8 @@ DEFINITION = replace(
     server="timescaledb",
     install="build_tsl.sh",
     install_env={**TIMESCALEDB.install_env, "TIMESCALEDB_EDITION": "tsl"},
-    # The TSL features (native compression, continuous aggregates, policies) need the licence
-    # setting; the Apache-2 edition's default is 'apache'.
-    tuning={**TIMESCALEDB.tuning, "timescaledb.license": "timescale"},
+    tuning=TUNING,
+    cloud_files=cloud_files(TUNING),  # rendered again: the inherited files lack the licence
     main_job=0,
     local_build_minutes=3,  # build_tsl.sh: ≈ 130 s on 2 cores
 )
