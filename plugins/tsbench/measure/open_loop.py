@@ -1,0 +1,149 @@
+"""Open-loop clients: requests fall due on a fixed schedule whatever the server does, and each
+latency counts from the moment its request was due, so a stall shows in every request it delayed.
+
+A closed-loop client — each worker sends its next request when the last one returned, as the load
+and query phases do today — stops offering work while the server stalls. It then measures only the
+few requests in flight, and a stall of a second hides behind a fine p99 (coordinated omission).
+Here ``run_open_loop`` records, per request, both the latency from its due time (``latency``, what a
+user waiting on a dashboard sees) and the service time from its actual send (``service``, what a
+closed-loop client would report), and how late sends started (``lag``: the client could not keep up
+with the offered rate, or the workers were all busy waiting on the server). Histograms are
+HdrHistogram's (microseconds, 3 significant digits, up to an hour).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from hdrh.histogram import HdrHistogram
+
+LOWEST_US = 1
+HIGHEST_US = 3_600_000_000  # an hour
+SIGNIFICANT_DIGITS = 3
+PERCENTILES = (50.0, 95.0, 99.0, 99.9)
+
+
+def new_histogram() -> HdrHistogram:
+    return HdrHistogram(LOWEST_US, HIGHEST_US, SIGNIFICANT_DIGITS)
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """``rate_per_s`` arrivals per second, evenly spaced, for ``duration_s`` seconds."""
+
+    rate_per_s: float
+    duration_s: float
+
+    def __post_init__(self) -> None:
+        problems = [
+            f"{name} must be > 0 (got {value!r})"
+            for name, value in (("rate_per_s", self.rate_per_s), ("duration_s", self.duration_s))
+            if not value > 0
+        ]
+        if problems:
+            raise ValueError("; ".join(problems))
+
+    @property
+    def arrivals(self) -> int:
+        return int(self.rate_per_s * self.duration_s)
+
+    def due_s(self, index: int) -> float:
+        """Seconds from the start at which arrival ``index`` is due."""
+        return index / self.rate_per_s
+
+
+@dataclass
+class OpenLoopResult:
+    """What an open-loop run measured: arrivals offered and completed, errors, the wall time (s) and
+    three histograms in µs: latency from the due time, service time from the send, send lag."""
+
+    offered: int
+    completed: int
+    errors: int
+    wall_s: float
+    latency: HdrHistogram
+    service: HdrHistogram
+    lag: HdrHistogram
+
+    @property
+    def achieved_per_s(self) -> float:
+        return self.completed / self.wall_s if self.wall_s > 0 else 0.0
+
+    @staticmethod
+    def percentiles_ms(histogram: HdrHistogram) -> dict[str, float]:
+        """p50, p95, p99, p99.9 and max of a histogram, in milliseconds."""
+        found = {f"p{p:g}": histogram.get_value_at_percentile(p) / 1000 for p in PERCENTILES}
+        return {**found, "max": histogram.get_max_value() / 1000}
+
+
+class _Worker:
+    """One client thread's histograms (HdrHistogram is not thread-safe; they are added up after)."""
+
+    def __init__(self) -> None:
+        self.latency, self.service, self.lag = new_histogram(), new_histogram(), new_histogram()
+        self.completed = self.errors = 0
+
+    def record(self, due: float, sent: float, done: float) -> None:
+        self.latency.record_value(max(LOWEST_US, round((done - due) * 1e6)))
+        self.service.record_value(max(LOWEST_US, round((done - sent) * 1e6)))
+        self.lag.record_value(max(LOWEST_US, round(max(0.0, sent - due) * 1e6)))
+
+
+def run_open_loop(
+    schedule: Schedule,
+    workers: int,
+    request: Callable[[int], object],
+    clock: Callable[[], float] = time.perf_counter,
+) -> OpenLoopResult:
+    """Issue ``schedule``'s arrivals with ``workers`` threads: each takes the next arrival in order,
+    waits until it is due, calls ``request(index)`` and records it (an exception counts as an
+    error, its latency still recorded). Returns when every arrival was issued and answered."""
+    if workers < 1:
+        raise ValueError(f"workers must be ≥ 1 (got {workers})")
+    lock, taken = threading.Lock(), iter(range(schedule.arrivals))
+    results = [_Worker() for _ in range(workers)]
+    start = clock()
+
+    def work(mine: _Worker) -> None:
+        while True:
+            with lock:
+                index = next(taken, None)
+            if index is None:
+                return
+            due = start + schedule.due_s(index)
+            if (wait := due - clock()) > 0:
+                time.sleep(wait)
+            sent = clock()
+            try:
+                request(index)
+                mine.completed += 1
+            except Exception:
+                mine.errors += 1
+            mine.record(due, sent, clock())
+
+    threads = [threading.Thread(target=work, args=(mine,), daemon=True) for mine in results]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return _merged(schedule, results, clock() - start)
+
+
+def _merged(schedule: Schedule, results: list[_Worker], wall_s: float) -> OpenLoopResult:
+    latency, service, lag = new_histogram(), new_histogram(), new_histogram()
+    for each in results:
+        latency.add(each.latency)
+        service.add(each.service)
+        lag.add(each.lag)
+    return OpenLoopResult(
+        offered=schedule.arrivals,
+        completed=sum(each.completed for each in results),
+        errors=sum(each.errors for each in results),
+        wall_s=wall_s,
+        latency=latency,
+        service=service,
+        lag=lag,
+    )
