@@ -31,17 +31,13 @@ def verbose() -> None:
     logging.getLogger("tsbench").setLevel(logging.INFO)
 
 
-def _options() -> dict[str, Any]:
-    """The runtimes' options from Airflow: credentials from connections, the Docker client."""
+def _runtime_options() -> dict[str, Any]:
+    """``runtime_for``'s keyword arguments from Airflow: credentials from connections, the Docker
+    client."""
     from tsbench.airflow.connections import runtime_environment
     from tsbench.airflow.docker_client import docker_client_factory
 
-    return {
-        "runtime_options": {
-            "environment": runtime_environment,
-            "docker_client_factory": docker_client_factory,
-        }
-    }
+    return {"environment": runtime_environment, "docker_client_factory": docker_client_factory}
 
 
 def _item(item: dict[str, Any]) -> Any:
@@ -67,7 +63,7 @@ def phase(item: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
     from tsbench.run.branch import opened_branch
     from tsbench.targets.base import TargetError
 
-    with opened_branch(_item(item), names, **_options()) as branch:
+    with opened_branch(_item(item), names, runtime_options=_runtime_options()) as branch:
         try:
             return _scalars(branch.run_step(names))
         except TargetError as error:
@@ -80,7 +76,7 @@ def teardown(item: dict[str, Any], name: str) -> dict[str, Any]:
     """The teardown phase (also when the lease was lost), then the machine lease given back."""
     from tsbench.run.branch import opened_branch
 
-    with opened_branch(_item(item), (name,), **_options()) as branch:
+    with opened_branch(_item(item), (name,), runtime_options=_runtime_options()) as branch:
         return _scalars(branch.teardown())
 
 
@@ -91,7 +87,7 @@ def acquire_machine(item: dict[str, Any], name: str = "acquire_machine") -> dict
 
     from tsbench.run.branch import opened_branch
 
-    with opened_branch(_item(item), **_options()) as branch:
+    with opened_branch(_item(item), runtime_options=_runtime_options()) as branch:
         since = branch.phases.first.folder.wait_started
         waited = branch.acquire(wait=_waiting_in_turn(since), passes=(AirflowRescheduleException,))
     return {"waited_s": waited}
@@ -102,9 +98,9 @@ def _waiting_in_turn(since_file: Path) -> Callable[..., Any]:
     seconds waited count from the first try (``since_file`` keeps them across handed-back turns)."""
     from airflow.sdk.exceptions import AirflowRescheduleException
 
-    from tsbench.run.lease import busy, held_by_this_process, wait_limit_s
+    from tsbench.run.lease import Waiting, busy, held_by_this_process, wait_limit_s
 
-    def wait(leases: Any, owner: str, waiting: Callable[[Any, float], None]) -> Any:
+    def wait(leases: Any, owner: str, waiting: Waiting) -> Any:
         if not since_file.is_file():
             since_file.parent.mkdir(parents=True, exist_ok=True)
             since_file.write_text(repr(time.time()))

@@ -43,7 +43,6 @@ from tsbench.results.index_line import IndexDataset, IndexLine, ReportPaths
 from tsbench.results.model import Comparison, RunResult, Validation, ValidationSummary
 
 INDEX_FORMAT = "tsbench-index/1"
-REPORT_DIR = REPORT
 HTML_NAMES = (REPORT_HTML, "index.html")
 PDF_NAMES = (REPORT_PDF,)
 
@@ -74,7 +73,7 @@ def report_files(paths: list[str]) -> dict[str, Any]:
     ``pdf`` (or None) and ``files``, every file of the report — the ``report/`` folder, else the
     top-level HTML and PDF files. ``report.html``/``index.html`` and ``report.pdf`` are preferred."""
     visible = sorted(p for p in paths if not any(part.startswith(".") for part in p.split("/")))
-    files = [p for p in visible if p.startswith(f"{REPORT_DIR}/")]
+    files = [p for p in visible if p.startswith(f"{REPORT}/")]
     if files:
         top = [p for p in files if p.count("/") == 1]
     else:

@@ -24,7 +24,7 @@ from tsbench.results.model import LeaseTaken
 from tsbench.results.record import Record
 from tsbench.results.workspace import Part
 from tsbench.run.group import GroupPhases, branch_part
-from tsbench.run.lease import Holder, HostLeases, MachineLease, describe, lease_at, wait_limit_s
+from tsbench.run.lease import Holder, HostLeases, MachineLease, Waiting, describe, lease_at, wait_limit_s
 from tsbench.run.phases import ACQUIRE_RECORD, PHASE_NAMES, step_name
 from tsbench.run.pipeline import Step
 from tsbench.runtimes.base import Runtime
@@ -34,7 +34,6 @@ log = logging.getLogger("tsbench.run")
 # How a branch waits for its lease: given the leases, the owner and a reporter of the wait, the
 # lease taken and the seconds waited (``block`` by default; the DAG's in-process test loop hands
 # its turn back instead while the holder is its own process).
-Waiting = Callable[[Holder | None, float], None]
 Wait = Callable[[HostLeases, str, Waiting], tuple[MachineLease, float]]
 
 

@@ -20,11 +20,13 @@ def target_result(folder: TargetFolder) -> TargetResult:
     """One target's records as a ``TargetResult``, with its status: ``ok`` (its queries ran),
     ``failed`` (the failure's phase and error) or ``incomplete`` (the first phase with no record)."""
     body: dict[str, Any] = {}
+    failure: PhaseError | None = None
     for record_type in record_files():
         record = folder.read(record_type)
-        if record is not None and record_type is not PhaseError:
+        if isinstance(record, PhaseError):
+            failure = record
+        elif record is not None:
             body[record_type.FILE] = record.to_json()  # type: ignore[attr-defined]
-    failure = folder.read(PhaseError)
     complete = COMPLETING.file in body
     body["status"] = "failed" if failure else ("ok" if complete else "incomplete")
     if failure is not None:

@@ -105,9 +105,10 @@ class GroupPhases:
         """``name`` on one point; the others get its record, naming that point (``SHARED_KEY``)."""
         record = runner.run_phase(name)
         if len(self.points) > 1:
-            key = SHARED_KEY[BY_NAME[name].points]  # type: ignore[index]
-            for point in self.points:
-                if point is not runner or key == "loaded_by":
+            points = BY_NAME[name].points
+            key = SHARED_KEY[points]
+            for point in self.points:  # the last point's record names who loaded, on it too
+                if point is not runner or points == "last":
                     point.write(record, phase=name, **{key: runner.run_dir.name})
         return record
 

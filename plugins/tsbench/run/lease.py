@@ -60,6 +60,10 @@ class Holder(BaseModel):
         return max(self.since, self.beat)
 
 
+# Told of a wait (holder, seconds waited so far): on the first refusal, then every minute or so.
+Waiting = Callable[[Holder | None, float], None]
+
+
 def _holder(body: Body | None) -> Holder | None:
     return Holder.model_validate(body) if body is not None else None
 
@@ -133,8 +137,10 @@ class MachineLease:
     def _new_holder(self, owner: str) -> Body:
         now, pid = time.time(), os.getpid()
         started = process_start(pid) if self.process_bound else None
-        holder = Holder(owner=owner, since=now, beat=now, pid=pid, host=socket.gethostname())
-        return holder.model_copy(update={"process_start": started}).model_dump(exclude_none=True)
+        holder = Holder(
+            owner=owner, since=now, beat=now, pid=pid, host=socket.gethostname(), process_start=started
+        )
+        return holder.model_dump(exclude_none=True)
 
     def beat(self, owner: str, attempts: int = 3) -> None:
         """Record that ``owner`` is alive; raises ``LeaseLost`` when it no longer holds the lease.
@@ -180,7 +186,7 @@ class MachineLease:
         owner: str,
         timeout_s: float,
         poll_s: float = POLL_EVERY_S,
-        on_wait: Callable[[Holder | None, float], None] | None = None,
+        on_wait: Waiting | None = None,
         report_every_s: float = 60.0,
     ) -> float:
         """Wait until ``owner`` holds the lease; returns the seconds waited (see ``HostLeases``)."""
@@ -237,7 +243,7 @@ class HostLeases:
         owner: str,
         timeout_s: float,
         poll_s: float = POLL_EVERY_S,
-        on_wait: Callable[[Holder | None, float], None] | None = None,
+        on_wait: Waiting | None = None,
         report_every_s: float = 60.0,
     ) -> tuple[MachineLease, float]:
         """Wait until ``owner`` holds one of the leases; returns it and the seconds waited.

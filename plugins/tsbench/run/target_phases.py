@@ -21,7 +21,7 @@ from tsbench.measure.wire_cache import WireCache, ensure_wire_cache
 from tsbench.results import model as records
 from tsbench.results.folder import PointFolder, TargetFolder
 from tsbench.results.record import Record
-from tsbench.run.phases import BY_NAME, ERROR_RECORD, PHASE_NAMES
+from tsbench.run.phases import ERROR_RECORD, PHASE_NAMES
 from tsbench.run.point_setup import new_run_id, prepare_run
 from tsbench.runtimes.base import Runtime, Server
 from tsbench.runtimes.select import runtime_for
@@ -67,6 +67,7 @@ class TargetPhases:
         self.instance = f"{self.run.run_id}-{group}-{name}"
         self.target_type = load_target(name)
         self._dataset: Dataset | None = None
+        self._phase, self._started = "", None  # the running phase and when it began (perf_counter)
 
     @property
     def dataset(self) -> Dataset:
@@ -87,8 +88,7 @@ class TargetPhases:
 
     def run_phase(self, name: str) -> Record:
         """Run phase ``name``; its record gets ``wall_s``, the phase's wall time inside the library."""
-        self._phase = BY_NAME[name].name
-        self._started: float | None = time.perf_counter()
+        self._phase, self._started = name, time.perf_counter()
         try:
             return getattr(self, name)()
         finally:
@@ -98,12 +98,12 @@ class TargetPhases:
         """The record into its file (``TargetFolder.write``), with ``extra`` keys and ``wall_s`` when
         a phase is running, stamped with ``phase`` (default: the running phase); returns it as
         written."""
-        started = getattr(self, "_started", None)
-        if started is not None:
-            extra["wall_s"] = time.perf_counter() - started
+        running = self._started is not None
+        if running:
+            extra["wall_s"] = time.perf_counter() - self._started
         if extra:
             record = type(record).from_json({**record.to_json(), **extra})
-        self.folder.write(record, phase or (getattr(self, "_phase", "") if started is not None else ""))
+        self.folder.write(record, phase or (self._phase if running else ""))
         return record
 
     # -- phases ---------------------------------------------------------------------------------
