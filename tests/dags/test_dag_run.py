@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from integration.minio import MinioServer
 
+from tsbench.airflow.branch_tasks import RETRY_OWN_HOLDER_S
 from tsbench.airflow.params import DEFAULTS
 from tsbench.results.files import read_json
 from tsbench.runtimes.local import LocalRuntime
@@ -155,15 +156,18 @@ def test_a_target_killed_mid_run_still_yields_a_published_report(
     assert "nightly/latest-tsbench_comparison/report.html" not in keys
     assert not (pipeline_env["out"] / "latest-tsbench_comparison").exists()
     assert not list(LocalRuntime().root.glob(f"{folder.name}-*")), "a server instance was left behind"
-    handoff_s, turns_handed_back = _machine_handoff(run)
+    handoff_s, turns_handed_back, waited_s = _machine_handoff(run)
     assert handoff_s < 10, f"the waiting branch got the machine {handoff_s:.1f} s after the teardown"
-    assert turns_handed_back <= 2, f"the waiting branch was tried {turns_handed_back} times in vain"
+    # Under dag.test() the waiter hands its turn back every RETRY_OWN_HOLDER_S while this process
+    # holds the lease (no public Airflow interface wakes a rescheduled task: see branch_tasks).
+    most = 1 + waited_s / RETRY_OWN_HOLDER_S
+    assert turns_handed_back <= most, f"the waiting branch was tried {turns_handed_back} times in vain"
 
 
-def _machine_handoff(run: Any) -> tuple[float, int]:
+def _machine_handoff(run: Any) -> tuple[float, int, float]:
     """Of a 2-branch ``dag.test()`` run: the seconds from the first branch's teardown end to the
-    second branch's ``acquire_machine`` end (the teardown wakes the waiter), and how many times
-    the waiter handed its turn back (rescheduled) before."""
+    second branch's ``acquire_machine`` end, how many times the waiter handed its turn back
+    (rescheduled) before, and the seconds from its first try to its end."""
     from airflow.models.taskreschedule import TaskReschedule
     from airflow.utils.session import create_session
 
@@ -177,8 +181,10 @@ def _machine_handoff(run: Any) -> tuple[float, int]:
         ti for ti in instances if ti.task_id == "benchmark.teardown" and ti.map_index == first.map_index
     )
     with create_session() as session:
-        tries = session.query(TaskReschedule).filter_by(ti_id=second.id).count()
-    return (second.end_date - teardown.end_date).total_seconds(), tries
+        turns = session.query(TaskReschedule).filter_by(ti_id=second.id).all()
+    began = min([turn.start_date for turn in turns], default=second.start_date)
+    waited = (second.end_date - began).total_seconds()
+    return (second.end_date - teardown.end_date).total_seconds(), len(turns), waited
 
 
 def test_a_branch_that_never_gets_the_machine_is_reported_with_phase_and_reason(
