@@ -172,6 +172,25 @@ class RunSpec(QuerySetSpec):
         "rows and bytes; then run the query types it can answer on it, every answer checked against the "
         "reference, and time its refresh after an hour of rows is appended past the dataset's end",
     )
+    live_seconds: float = Field(
+        0.0,
+        ge=0,
+        le=86_400,
+        title="Live phase (s)",
+        description="seconds of the live phase after the queries: ingest continues past the loaded data "
+        "while query clients read the windows it has closed, both open-loop; then the same queries "
+        "without ingest. 0: no live phase",
+    )
+    live_rate: str = Field(
+        "0.5x",
+        description="the live ingest's offered rate: rows/s (e.g. 1000), or a fraction of the rate the "
+        "load measured on that target (e.g. 0.5x)",
+    )
+    live_batch_size: int = Field(1_000, ge=1, le=1_000_000, description="rows per live write batch")
+    query_rate: float = Field(
+        10.0, ge=0, le=100_000, description="live queries offered per second, all types in turn; 0: none"
+    )
+    query_workers: int = Field(4, ge=1, le=256, description="live query clients (independent of workers)")
     runtime: TargetRuntime = Field(
         "local",
         description="where servers run: local processes on this machine, docker containers on a "
@@ -211,6 +230,18 @@ class RunSpec(QuerySetSpec):
             raise ValueError("\n".join(f"{field}: {message}" for field, message in problems))
         return self
 
+    @field_validator("live_rate")
+    @classmethod
+    def _live_rate(cls, value: str) -> str:
+        live_rate_parts(value)
+        return value.strip()
+
+    @model_validator(mode="after")
+    def _live_fits(self) -> Self:
+        if self.live_seconds and self.query_rate and not self.queries_per_type:
+            raise ValueError("query_rate: a load-only run (queries_per_type 0) has no queries to send live")
+        return self
+
     @field_validator("targets")
     @classmethod
     def _known_targets(cls, value: list[str]) -> list[str]:
@@ -247,3 +278,19 @@ def container_flavours(target: str) -> list[str]:
     from tsbench.runtimes.container_spec import target_containers
 
     return list(target_containers(target))
+
+
+def live_rate_parts(text: str) -> tuple[float, bool]:
+    """``live_rate`` as ``(value, is_fraction)``: ``"1000"`` → (1000.0, False), ``"0.5x"`` →
+    (0.5, True); ValueError naming the forms for anything else."""
+    body = str(text).strip().lower()
+    fraction = body.endswith("x")
+    try:
+        value = float(body.removesuffix("x"))
+    except ValueError:
+        raise ValueError(
+            f"{text!r} is neither rows/s (e.g. 1000) nor a fraction of the load's rate (0.5x)"
+        ) from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise ValueError(f"{text!r}: the rate must be > 0")
+    return value, fraction

@@ -15,7 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 # The branch's tasks (tsbench.run.phases): prepare and settle run inside the load task, the cache reset
 # opens the queries task.
-BRANCH_STEPS = ["provision", "load", "queries", "teardown"]
+BRANCH_STEPS = ["provision", "load", "queries", "live", "teardown"]
 
 
 def test_no_import_errors(dagbag) -> None:

@@ -23,6 +23,7 @@ def test_the_load_step_runs_prepare_load_settle_and_the_queries_step_opens_with_
         "provision": ("provision",),
         "load": ("prepare", "load", "settle"),
         "queries": ("cache_reset", "queries"),
+        "live": ("live",),
         "teardown": ("teardown",),
     }
 

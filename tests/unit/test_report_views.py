@@ -15,6 +15,7 @@ import tsbench.report
 import tsbench.report.sections
 from tsbench.report import render
 from tsbench.report.sections.status import target_view
+from tsbench.results.live_records import IngestFigures, Latency, LivePhase, LiveQueryType
 from tsbench.results.model import (
     CacheReset,
     CompressionFigures,
@@ -86,7 +87,8 @@ def test_every_template_attribute_exists() -> None:
         if callable(value) or isinstance(value, property)
     }
     records = (QueryStats, Resources, CacheReset, LoadTrial, CompressionFigures, RollupFigures, RunSpec)
-    for record in (*records, RollupRefreshFigures):
+    live = (LivePhase, IngestFigures, LiveQueryType, Latency)
+    for record in (*records, RollupRefreshFigures, *live):
         known |= set(record.model_fields)
     known |= DATASET_KEYS | WIRE_KEYS | SAMPLE_KEYS | DIFF_ROW_KEYS | DICT_METHODS
     unknown = _template_attributes() - known

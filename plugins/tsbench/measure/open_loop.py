@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hdrh.histogram import HdrHistogram
 
@@ -56,9 +56,39 @@ class Schedule:
 
 
 @dataclass
+class Histograms:
+    """Latency from the due time, service time from the send and send lag, in µs."""
+
+    latency: HdrHistogram = field(default_factory=new_histogram)
+    service: HdrHistogram = field(default_factory=new_histogram)
+    lag: HdrHistogram = field(default_factory=new_histogram)
+    completed: int = 0
+    errors: int = 0
+    unsent: int = 0  # due before the run stopped, never sent: latency recorded as at least the wait
+
+    def record(self, due: float, sent: float, done: float) -> None:
+        self.latency.record_value(max(LOWEST_US, round((done - due) * 1e6)))
+        self.service.record_value(max(LOWEST_US, round((done - sent) * 1e6)))
+        self.lag.record_value(max(LOWEST_US, round(max(0.0, sent - due) * 1e6)))
+
+    def add(self, other: Histograms) -> None:
+        self.latency.add(other.latency)
+        self.service.add(other.service)
+        self.lag.add(other.lag)
+        self.completed += other.completed
+        self.errors += other.errors
+        self.unsent += other.unsent
+
+    def record_unsent(self, due: float, stopped: float) -> None:
+        self.latency.record_value(max(LOWEST_US, round((stopped - due) * 1e6)))
+        self.unsent += 1
+
+
+@dataclass
 class OpenLoopResult:
     """What an open-loop run measured: arrivals offered and completed, errors, the wall time (s) and
-    three histograms in µs: latency from the due time, service time from the send, send lag."""
+    three histograms in µs: latency from the due time, service time from the send, send lag;
+    ``by_key`` the same per key of the arrivals (e.g. the query type), when a key was given."""
 
     offered: int
     completed: int
@@ -67,6 +97,8 @@ class OpenLoopResult:
     latency: HdrHistogram
     service: HdrHistogram
     lag: HdrHistogram
+    by_key: dict[str, Histograms] = field(default_factory=dict)
+    unsent: int = 0
 
     @property
     def achieved_per_s(self) -> float:
@@ -79,50 +111,55 @@ class OpenLoopResult:
         return {**found, "max": histogram.get_max_value() / 1000}
 
 
-class _Worker:
-    """One client thread's histograms (HdrHistogram is not thread-safe; they are added up after)."""
-
-    def __init__(self) -> None:
-        self.latency, self.service, self.lag = new_histogram(), new_histogram(), new_histogram()
-        self.completed = self.errors = 0
-
-    def record(self, due: float, sent: float, done: float) -> None:
-        self.latency.record_value(max(LOWEST_US, round((done - due) * 1e6)))
-        self.service.record_value(max(LOWEST_US, round((done - sent) * 1e6)))
-        self.lag.record_value(max(LOWEST_US, round(max(0.0, sent - due) * 1e6)))
-
-
 def run_open_loop(
     schedule: Schedule,
     workers: int,
     request: Callable[[int], object],
     clock: Callable[[], float] = time.perf_counter,
+    key: Callable[[int], str] | None = None,
+    after: Callable[[int, object], bool] | None = None,
+    stop_s: float | None = None,
 ) -> OpenLoopResult:
     """Issue ``schedule``'s arrivals with ``workers`` threads: each takes the next arrival in order,
     waits until it is due, calls ``request(index)`` and records it (an exception counts as an
-    error, its latency still recorded). Returns when every arrival was issued and answered."""
+    error, its latency still recorded) under ``key(index)``. ``after(index, returned)`` runs once
+    the arrival is recorded, outside its timed window (e.g. checking an answer); it returns False
+    for an arrival that failed after all (counted as an error). A ``request`` that raises
+    ``StopIteration`` (no work left) ends its worker's run, unrecorded. With ``stop_s``, arrivals
+    not sent ``stop_s`` seconds after the start are not sent at all (``unsent``; each recorded with
+    the latency it had reached by then, a lower bound: the client fell behind, and that must show).
+    Returns when every arrival was issued and answered, or given up."""
     if workers < 1:
         raise ValueError(f"workers must be ≥ 1 (got {workers})")
     lock, taken = threading.Lock(), iter(range(schedule.arrivals))
-    results = [_Worker() for _ in range(workers)]
+    results: list[dict[str, Histograms]] = [{} for _ in range(workers)]
     start = clock()
 
-    def work(mine: _Worker) -> None:
+    def work(mine: dict[str, Histograms]) -> None:
         while True:
             with lock:
                 index = next(taken, None)
             if index is None:
                 return
             due = start + schedule.due_s(index)
+            figures = mine.setdefault(key(index) if key else "", Histograms())
+            if stop_s is not None and (now := clock()) - start >= stop_s:
+                figures.record_unsent(due, now)
+                continue
             if (wait := due - clock()) > 0:
                 time.sleep(wait)
-            sent = clock()
+            sent, returned, failed = clock(), None, False
             try:
-                request(index)
-                mine.completed += 1
-            except Exception:
-                mine.errors += 1
-            mine.record(due, sent, clock())
+                returned = request(index)
+            except StopIteration:
+                return
+            except Exception as error:
+                returned, failed = error, True
+            figures.record(due, sent, clock())
+            if not failed and after is not None:
+                failed = not after(index, returned)
+            figures.errors += failed
+            figures.completed += not failed
 
     threads = [threading.Thread(target=work, args=(mine,), daemon=True) for mine in results]
     for thread in threads:
@@ -132,18 +169,21 @@ def run_open_loop(
     return _merged(schedule, results, clock() - start)
 
 
-def _merged(schedule: Schedule, results: list[_Worker], wall_s: float) -> OpenLoopResult:
-    latency, service, lag = new_histogram(), new_histogram(), new_histogram()
-    for each in results:
-        latency.add(each.latency)
-        service.add(each.service)
-        lag.add(each.lag)
+def _merged(schedule: Schedule, results: list[dict[str, Histograms]], wall_s: float) -> OpenLoopResult:
+    total: Histograms = Histograms()
+    by_key: dict[str, Histograms] = {}
+    for mine in results:
+        for name, figures in mine.items():
+            total.add(figures)
+            by_key.setdefault(name, Histograms()).add(figures)
     return OpenLoopResult(
         offered=schedule.arrivals,
-        completed=sum(each.completed for each in results),
-        errors=sum(each.errors for each in results),
+        completed=total.completed,
+        errors=total.errors,
         wall_s=wall_s,
-        latency=latency,
-        service=service,
-        lag=lag,
+        latency=total.latency,
+        service=total.service,
+        lag=total.lag,
+        by_key=by_key if len(by_key) > 1 or "" not in by_key else {},
+        unsent=total.unsent,
     )

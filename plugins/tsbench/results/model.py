@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tsbench.results.live_records import LivePhase
 from tsbench.results.phase_records import (
     AnswerChecks,
     CacheReset,
@@ -84,6 +85,7 @@ class TargetResult(Record):
     footprint: FootprintPhase | None = None
     cache_reset: CacheReset | None = None
     queries: QueriesPhase | None = None
+    live: LivePhase | None = None
     teardown: Teardown | None = None
 
     @property

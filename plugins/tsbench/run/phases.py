@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from tsbench.results.live_records import LivePhase
 from tsbench.results.phase_records import (
     CacheReset,
     FootprintPhase,
@@ -104,6 +105,14 @@ PHASES: tuple[Phase, ...] = (
         reads_answers=True,
         before_later_points="cache_reset",
         completes=True,
+    ),
+    Phase(
+        "live",
+        LivePhase,
+        "With live_seconds: ingest past the loaded data at the offered rate while query clients read "
+        "the windows it has closed, both open-loop, every answer checked; then the same queries "
+        "without ingest. Its rows are removed after it where the target can.",
+        points="last",
     ),
     Phase(
         "teardown",

@@ -21,6 +21,7 @@ from tsbench.measure.wire_cache import WireCache, ensure_wire_cache
 from tsbench.results import model as records
 from tsbench.results.folder import PointFolder, TargetFolder
 from tsbench.results.record import Record
+from tsbench.run.live_phase import live as live_phase
 from tsbench.run.phases import ERROR_RECORD, PHASE_NAMES
 from tsbench.run.point_setup import new_run_id, prepare_run
 from tsbench.runtimes.base import Runtime, Server
@@ -276,6 +277,9 @@ class TargetPhases:
         in_run = {t: r for t, r in unsupported.items() if t in {q.type for q in queries}}
         record = _queries_record(passes, in_run, sampler.summary(), rollup, rollup_passes)
         return self.write(record)
+
+    def live(self) -> Record:
+        return self.write(live_phase(self))
 
     def teardown(self) -> Record:
         """Stop the server and remove its files; safe to call at any point, even twice."""

@@ -271,9 +271,10 @@ class Target(ABC):
         raise TargetError(f"{self.name} cannot build a rollup: {self.capabilities.rollups}")
 
     def remove_rows_from(self, measurement: str, start_ns: int) -> None:
-        """Delete the rows of ``measurement`` at or after ``start_ns`` (rows a rollup's refresh
-        appended after the dataset, in days of their own; a retried queries phase removes them)."""
-        raise TargetError(f"{self.name} cannot build a rollup: {self.capabilities.rollups}")
+        """Delete the rows of ``measurement`` at or after ``start_ns``: rows appended after the
+        dataset, in days of their own, by a rollup's refresh or the live phase (a retried phase, or
+        the live phase's end, removes them)."""
+        raise TargetError(f"{self.name} cannot remove rows")
 
     def close(self) -> None:  # noqa: B027 - an optional hook
         """Release connections held by the target object itself."""

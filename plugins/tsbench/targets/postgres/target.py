@@ -32,7 +32,7 @@ from tsbench.targets.base import (
 )
 from tsbench.targets.pgwire import PgWireSession
 from tsbench.targets.postgres import encode
-from tsbench.targets.postgres.dialect import SqlDialect
+from tsbench.targets.postgres.dialect import SqlDialect, instant
 from tsbench.targets.postgres.server import DATABASE, SUPERUSER, TUNING, PostgresRecipe
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.usecases import Measurement, UseCase
@@ -164,6 +164,10 @@ class PostgresTarget(Target):
 
     def connect(self, autocommit: bool = True) -> psycopg.Connection:
         return connect(self.endpoint, autocommit=autocommit)
+
+    def remove_rows_from(self, measurement: str, start_ns: int) -> None:
+        with self.connect() as conn:
+            conn.execute(f"DELETE FROM {measurement} WHERE time >= {instant(start_ns)}")
 
     # schema ------------------------------------------------------------------------------------
 

@@ -131,10 +131,6 @@ class TimescaleTslTarget(TimescaleTarget):
         note = "refresh_continuous_aggregate over the appended window, then CHECKPOINT"
         return RollupRefresh(seconds, int(rows[0]) if rows else 0, note)
 
-    def remove_rows_from(self, measurement: str, start_ns: int) -> None:
-        with self.connect() as conn:
-            conn.execute(f"DELETE FROM {measurement} WHERE time >= {instant(start_ns)}")
-
     def settings(self) -> dict[str, Any]:
         body = super().settings()
         body["compression"] = (

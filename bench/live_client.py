@@ -1,0 +1,138 @@
+"""How much live load the harness itself can offer (``tsbench.measure.live``): ingest and queries at
+once against a do-nothing target in this process, so any shortfall is the client's. The target's
+writer takes every batch at once (the batches are still made: read from the history's Parquet by
+DuckDB, moved and cast, as in a real phase); its session answers every query with the reference
+answer, so decoding and checking cost what they cost against a server.
+
+Each step offers a rate of rows/s and queries/s for a few seconds and prints achieved ÷ offered and
+the send lag's p99 for both. The harness is not the limit at rates where both ratios stay ≈ 1.00;
+a live phase against a server must stay ≥ 3× below the highest such rate (issue 44).
+
+    PYTHONPATH=plugins .venv/bin/python bench/live_client.py [--scale 100] [--seconds 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from tsbench.measure.live import LiveSettings, run_live
+from tsbench.spec import DatasetSpec
+from tsbench.workload.answers import Answer
+from tsbench.workload.dataset import Dataset, ensure_dataset
+from tsbench.workload.live_queries import LiveMix
+from tsbench.workload.live_rows import Frontier, LiveRows
+from tsbench.workload.oracle import Oracle
+from tsbench.workload.queries import DataRange, LogicalQuery, generate_queries
+
+STEPS = ((50_000, 20), (200_000, 100), (500_000, 200), (1_000_000, 400), (2_000_000, 800))
+TYPES = ("single-groupby-1-1-1", "cpu-max-all-1", "double-groupby-1", "high-cpu-1", "groupby-orderby-limit")
+
+
+class _NullWriter:
+    def write(self, measurement: str, batch: pa.RecordBatch) -> int:
+        return batch.num_rows
+
+    def close(self) -> None:
+        pass
+
+
+class _EchoSession:
+    """Answers a query (its id as the text) with the reference rows, as a server would send them."""
+
+    def __init__(self, rows: dict[str, list[tuple[Any, ...]]]):
+        self.rows = rows
+
+    def fetch(self, text: str) -> list[tuple[Any, ...]]:
+        return list(self.rows[text])
+
+    def decode(self, raw: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        return raw
+
+    def close(self) -> None:
+        pass
+
+
+class NullTarget:
+    """A target that does nothing: writes vanish, queries come back with the right answer."""
+
+    def __init__(self, answers: dict[str, list[tuple[Any, ...]]]):
+        self.answers = answers
+
+    def writer(self) -> _NullWriter:
+        return _NullWriter()
+
+    def session(self) -> _EchoSession:
+        return _EchoSession(self.answers)
+
+    def render(self, query: LogicalQuery) -> str:
+        return query.id
+
+    def flush(self) -> None:
+        pass
+
+
+def _moved_rows(answer: Answer, shift: int) -> list[tuple[Any, ...]]:
+    moving = {i for i, name in enumerate(answer.columns) if name in ("time", "bucket", "day")}
+    return [tuple(c + shift if i in moving else c for i, c in enumerate(row)) for row in answer.rows]
+
+
+def setup(scale: int) -> tuple[Dataset, list[LogicalQuery], dict[str, Answer]]:
+    dataset, _ = ensure_dataset(DatasetSpec.parse(scale=scale), Path(tempfile.gettempdir()) / "tsbench-bench")
+    queries = generate_queries(DataRange.of(dataset), TYPES, 10, seed=1)
+    oracle = Oracle(dataset)
+    try:
+        return dataset, queries, {q.id: oracle.answer(q) for q in queries}
+    finally:
+        oracle.close()
+
+
+def step(
+    dataset: Dataset,
+    queries: list[LogicalQuery],
+    expected: dict[str, Answer],
+    rows_s: int,
+    qps: int,
+    seconds: float,
+) -> Any:
+    rows = LiveRows(dataset, 1_000, rows_s * int(seconds) + 1)
+    mix = LiveMix(queries, rows.shift_ns, cycles=max(1, rows.max_rows // sum(dataset.rows.values()) + 1))
+    answers = {q.id: list(expected[q.id].rows) for q in queries}
+    for twin in mix.twins():  # the echo answers a twin with the moved rows
+        answers[twin.query.id] = _moved_rows(expected[twin.answer_id], twin.shift_ns)
+    settings = LiveSettings(seconds, rows_s, 1_000, 2, qps, 4)
+    cpu = time.process_time()
+    record = run_live(NullTarget(answers), Frontier(rows), mix, expected, settings)  # type: ignore[arg-type]
+    return record, time.process_time() - cpu
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=int, default=100)
+    parser.add_argument("--seconds", type=float, default=4.0)
+    args = parser.parse_args()
+    dataset, queries, expected = setup(args.scale)
+    print(f"live client, do-nothing target: cpu-only, {args.scale} hosts × 1 day, {args.seconds:g} s/step")
+    head = f"{'rows/s':>10} {'ratio':>6} {'lag p99 ms':>10} | {'q/s':>5} {'ratio':>6} {'lag p99 ms':>10}"
+    print(f"  {head} {'checked':>8} | CPU s")
+    for rows_s, qps in STEPS:
+        record, cpu_s = step(dataset, queries, expected, rows_s, qps, args.seconds)
+        ingest = record.ingest
+        done = sum(t.under_ingest.completed for t in record.queries.values())
+        lag_q = max((t.under_ingest.lag_ms.p99 for t in record.queries.values()), default=0.0)
+        wrong = sum(t.mismatches for t in record.queries.values())
+        q_ratio = done / (qps * args.seconds)
+        print(
+            f"  {rows_s:>10,} {ingest.achieved_rows_per_s / rows_s:>6.2f} {ingest.lag_ms.p99:>10.2f} | "
+            f"{qps:>5} {q_ratio:>6.2f} {lag_q:>10.2f} {sum(t.checked for t in record.queries.values()):>8}"
+            f"{' WRONG ' + str(wrong) if wrong else ''} | {cpu_s:.1f}"
+        )
+
+
+if __name__ == "__main__":
+    main()

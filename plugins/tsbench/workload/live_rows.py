@@ -1,0 +1,151 @@
+"""The rows a live phase ingests after the history (the loaded dataset): the history's own rows,
+moved later in time by whole days and sent in time order, measurement batches merged by time.
+
+Cycle ``c`` (1, 2, …) holds every history row moved by ``c × shift``, where ``shift`` is the
+fewest whole days that move the history's start past its end's next UTC midnight: so every live
+row lies after the history in days of its own (a target can drop them by day), the buckets of
+every query type (minutes, hours, days; aligned to the epoch) stay aligned, and a
+window ``[s + c·shift, e + c·shift)`` holds exactly the moved rows of the history's ``[s, e)``, whose
+reference answer the oracle already computed (``tsbench.workload.live_queries``). A history of
+whole days continues without a gap; a 12-hour history leaves a 12-hour gap before the live rows.
+
+``LiveRows`` is opened before the phase's clock starts (DuckDB sorts each measurement once, in
+bounded memory) and then hands out batches in order, thread-safe; ``Frontier`` says up to which
+instant every row handed out has been acknowledged.
+"""
+
+from __future__ import annotations
+
+import heapq
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from tsbench.timeutil import NS_PER_DAY
+from tsbench.workload.dataset import Dataset
+from tsbench.workload.scan import bounded_connection, sql_literal
+
+NEVER = 2**63 - 1  # the frontier once every row was acknowledged and none is left
+
+
+def live_shift_ns(dataset: Dataset) -> int:
+    """How far cycle 1 moves the history: the fewest whole days that put its start at or after the
+    first UTC midnight at or after its end (so the live rows are in days of their own)."""
+    midnight = -(-dataset.end_ns // NS_PER_DAY) * NS_PER_DAY
+    return max(1, -(-(midnight - dataset.start_ns) // NS_PER_DAY)) * NS_PER_DAY
+
+
+@dataclass(frozen=True)
+class LiveBatch:
+    """One write of the live phase: ``index`` in send order, rows of one measurement whose times
+    span ``[first_ns, last_ns]``."""
+
+    index: int
+    measurement: str
+    batch: pa.RecordBatch
+    first_ns: int
+    last_ns: int
+
+    @property
+    def rows(self) -> int:
+        return self.batch.num_rows
+
+
+class LiveRows:
+    """The live rows of ``dataset`` in batches of ``batch_rows``, for as many cycles as needed;
+    ``take()`` hands out the next batch (None when ``max_rows`` were handed out)."""
+
+    def __init__(self, dataset: Dataset, batch_rows: int, max_rows: int):
+        self.dataset, self.batch_rows, self.max_rows = dataset, batch_rows, max_rows
+        self.shift_ns = live_shift_ns(dataset)
+        self.start_ns = dataset.start_ns + self.shift_ns  # the first instant a live row may have
+        self.handed_out = 0
+        self._lock = threading.Lock()
+        self._batches = self._all_batches()
+        self._next: LiveBatch | None = next(self._batches, None)
+
+    def take(self) -> LiveBatch | None:
+        with self._lock:
+            taken = self._next
+            if taken is None or self.handed_out >= self.max_rows:
+                return None
+            self.handed_out += taken.rows
+            self._next = next(self._batches, None)
+            return taken
+
+    def next_first_ns(self) -> int:
+        """The first instant of the batch ``take`` hands out next (``NEVER`` when none is left)."""
+        with self._lock:
+            done = self._next is None or self.handed_out >= self.max_rows
+            return NEVER if done else self._next.first_ns  # type: ignore[union-attr]
+
+    def _all_batches(self) -> Iterator[LiveBatch]:
+        index, cycle = 0, 1
+        while True:
+            streams = [self._moved(m, cycle * self.shift_ns) for m in self.dataset.measurements]
+            for measurement, batch, first, last in heapq.merge(*streams, key=lambda item: item[2]):
+                yield LiveBatch(index, measurement, batch, first, last)
+                index += 1
+            cycle += 1
+
+    def _moved(self, measurement: str, shift_ns: int) -> Iterator[tuple[str, pa.RecordBatch, int, int]]:
+        """The measurement's history rows in time order, moved by ``shift_ns``, in the dataset's
+        own schema."""
+        schema = pq.read_schema(self.dataset.files(measurement)[0])
+        con = bounded_connection()
+        try:
+            source = f"read_parquet({sql_literal(self.dataset.glob(measurement))})"
+            reader = con.sql(f"SELECT * FROM {source} ORDER BY time").to_arrow_reader(self.batch_rows)
+            for batch in reader:
+                if batch.num_rows:
+                    yield self._shifted(measurement, schema, batch, shift_ns)
+        finally:
+            con.close()
+
+    @staticmethod
+    def _shifted(
+        measurement: str, schema: pa.Schema, batch: pa.RecordBatch, shift_ns: int
+    ) -> tuple[str, pa.RecordBatch, int, int]:
+        table = pa.Table.from_batches([batch]).cast(schema)
+        time_index = schema.get_field_index("time")
+        nanos = pc.add(table.column(time_index).cast(pa.int64()), shift_ns)
+        moved = table.set_column(
+            time_index, schema.field(time_index), nanos.cast(schema.field(time_index).type)
+        )
+        out = moved.combine_chunks().to_batches()[0]
+        return measurement, out, pc.min(nanos).as_py(), pc.max(nanos).as_py()
+
+
+class Frontier:
+    """The live rows handed out to writers, and up to which instant they are all acknowledged:
+    every row with a time before ``closed_before()`` was handed out and its write acknowledged.
+    Batches are handed out in order of their first instant, so that instant is the first instant
+    of the oldest batch not yet acknowledged (or of the next one to hand out)."""
+
+    def __init__(self, rows: LiveRows):
+        self.rows = rows
+        self._lock = threading.Lock()
+        self._pending: dict[int, int] = {}  # batch index → first instant, handed out, not acknowledged
+        self.acknowledged_rows = 0
+
+    def take(self) -> LiveBatch | None:
+        """The next batch to write (None when the rows are used up), counted as pending."""
+        with self._lock:
+            batch = self.rows.take()
+            if batch is not None:
+                self._pending[batch.index] = batch.first_ns
+            return batch
+
+    def acknowledged(self, batch: LiveBatch) -> None:
+        with self._lock:
+            self._pending.pop(batch.index, None)
+            self.acknowledged_rows += batch.rows
+
+    def closed_before(self) -> int:
+        with self._lock:
+            oldest = min(self._pending.values(), default=NEVER)
+            return min(oldest, self.rows.next_first_ns())
