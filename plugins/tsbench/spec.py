@@ -7,6 +7,7 @@ naming every offending field, before any work. Units: ``start``/``end`` ns since
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any, Literal, Self, get_args
 
 from pydantic import Field, field_validator, model_validator
@@ -191,6 +192,19 @@ class RunSpec(QuerySetSpec):
         10.0, ge=0, le=100_000, description="live queries offered per second, all types in turn; 0: none"
     )
     query_workers: int = Field(4, ge=1, le=256, description="live query clients (independent of workers)")
+    query_rate_ramp: list[float] = Field(
+        [],
+        description="live query rates for the ramp, ascending, e.g. [5, 10, 20, 50]: after the live "
+        "phase's queries, one step of live_seconds each, ingest running; drawn as p99 against rate",
+    )
+    slo_p99_ms: float = Field(
+        0.0,
+        ge=0,
+        le=3_600_000,
+        title="SLO p99 (ms)",
+        description="the ramp's p99 objective: the report gives the highest query rate whose p99 stays "
+        "within it while ingesting; 0: none (needs query_rate_ramp)",
+    )
     runtime: TargetRuntime = Field(
         "local",
         description="where servers run: local processes on this machine, docker containers on a "
@@ -238,8 +252,18 @@ class RunSpec(QuerySetSpec):
 
     @model_validator(mode="after")
     def _live_fits(self) -> Self:
-        if self.live_seconds and self.query_rate and not self.queries_per_type:
-            raise ValueError("query_rate: a load-only run (queries_per_type 0) has no queries to send live")
+        problems = []
+        if self.live_seconds and (self.query_rate or self.query_rate_ramp) and not self.queries_per_type:
+            problems.append("query_rate: a load-only run (queries_per_type 0) has no queries to send live")
+        if self.slo_p99_ms and not self.query_rate_ramp:
+            problems.append("slo_p99_ms: an SLO needs a ramp of query rates (query_rate_ramp) to test it on")
+        ramp = self.query_rate_ramp
+        if any(not rate > 0 for rate in ramp) or any(b <= a for a, b in pairwise(ramp)):
+            problems.append(f"query_rate_ramp: rates must be > 0 and ascending (got {ramp})")
+        if (ramp or self.slo_p99_ms) and not self.live_seconds:
+            problems.append("query_rate_ramp: the ramp runs in the live phase; give live_seconds")
+        if problems:
+            raise ValueError("\n".join(problems))
         return self
 
     @field_validator("targets")

@@ -67,7 +67,8 @@ def live_run(
         expected = {q.id: oracle.answer(q) for q in queries}
     finally:
         oracle.close()
-    rows = LiveRows(dataset, settings.batch_rows, int(settings.rows_per_s * settings.seconds) + 1)
+    seconds = settings.seconds * (1 + len(settings.ramp))
+    rows = LiveRows(dataset, settings.batch_rows, int(settings.rows_per_s * seconds) + 1)
     frontier, mix = Frontier(rows), LiveMix(queries, rows.shift_ns, cycles=1)
     at_start()
     record = run_live(target, frontier, mix, expected, settings)
@@ -99,6 +100,9 @@ def test_ingest_and_queries_at_once_every_answer_checked(serve, small_dataset: D
             min(figures.under_ingest.completed, figures.without_ingest.completed) >= 20
         )
     assert sum(f.on_live_rows for f in record.queries.values()) > 0, "no query read the live rows"
+    fresh = record.freshness
+    assert fresh is not None and fresh.probes >= 5 and fresh.not_visible == 0 and fresh.errors == 0, fresh
+    assert 0 < fresh.latency_ms.p50 <= fresh.latency_ms.max < 10_000
 
 
 def test_a_server_stopped_for_2s_shows_in_the_open_loop_latencies(serve, small_dataset: Dataset) -> None:
@@ -229,3 +233,30 @@ def test_a_server_killed_in_its_live_phase_fails_only_its_branch(
     result = collect(run_dir)
     assert result.targets["postgres"].status == "failed"
     assert result.targets["questdb"].status == "ok" and result.targets["questdb"].live.rows_removed
+
+
+def test_the_ramp_finds_the_highest_rate_within_the_slo(serve, small_dataset: Dataset) -> None:
+    """Two steps after the phase, ingest running: a lenient SLO holds at both (sustained: the top
+    step); an impossible one at none."""
+    from integration.conftest import load_all
+
+    def settings(slo_ms: float) -> LiveSettings:
+        return LiveSettings(
+            seconds=3,
+            rows_per_s=2_000,
+            batch_rows=200,
+            ingest_workers=2,
+            query_per_s=4,
+            query_workers=2,
+            ramp=(4, 12),
+            slo_p99_ms=slo_ms,
+        )
+
+    with loaded(serve, load_all, "postgres", small_dataset) as (_, target):
+        lenient, _ = live_run(target, small_dataset, settings(60_000))
+        strict, _ = live_run(target, small_dataset, settings(0.001))
+    assert [s.offered_queries_per_s for s in lenient.ramp] == [4, 12]
+    for step in lenient.ramp:
+        assert step.within_slo and step.achieved_queries_per_s > 0 and step.achieved_rows_per_s > 0, step
+    assert lenient.sustained_queries_per_s == 12
+    assert not any(s.within_slo for s in strict.ramp) and strict.sustained_queries_per_s is None

@@ -15,7 +15,14 @@ import tsbench.report
 import tsbench.report.sections
 from tsbench.report import render
 from tsbench.report.sections.status import target_view
-from tsbench.results.live_records import IngestFigures, Latency, LivePhase, LiveQueryType
+from tsbench.results.live_records import (
+    FreshnessFigures,
+    IngestFigures,
+    Latency,
+    LivePhase,
+    LiveQueryType,
+    RampStep,
+)
 from tsbench.results.model import (
     CacheReset,
     CompressionFigures,
@@ -87,7 +94,7 @@ def test_every_template_attribute_exists() -> None:
         if callable(value) or isinstance(value, property)
     }
     records = (QueryStats, Resources, CacheReset, LoadTrial, CompressionFigures, RollupFigures, RunSpec)
-    live = (LivePhase, IngestFigures, LiveQueryType, Latency)
+    live = (LivePhase, IngestFigures, LiveQueryType, Latency, FreshnessFigures, RampStep)
     for record in (*records, RollupRefreshFigures, *live):
         known |= set(record.model_fields)
     known |= DATASET_KEYS | WIRE_KEYS | SAMPLE_KEYS | DIFF_ROW_KEYS | DICT_METHODS

@@ -16,14 +16,15 @@
 
 from __future__ import annotations
 
-import base64
 import logging
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tsbench.measure.open_loop import Histograms, OpenLoopResult, Schedule, run_open_loop
+from tsbench.measure import live_figures as figures
+from tsbench.measure.freshness import FreshnessProbe
+from tsbench.measure.open_loop import OpenLoopResult, Schedule, run_open_loop
 from tsbench.results import live_records as live
 from tsbench.targets.base import Session, Target
 from tsbench.workload.answers import Answer, compare
@@ -32,9 +33,6 @@ from tsbench.workload.live_rows import Frontier
 
 log = logging.getLogger("tsbench.live")
 MISMATCH_SAMPLES = 5
-# A p99 ratio is given only where both sides have this many queries: below it the p99 is one of a
-# handful of values (a tie, whatever it says).
-MIN_RATIO_SAMPLES = 20
 
 
 @dataclass(frozen=True)
@@ -49,6 +47,8 @@ class LiveSettings:
     ingest_workers: int
     query_per_s: float
     query_workers: int
+    ramp: tuple[float, ...] = ()  # query rates of the ramp's steps, each ``seconds`` long
+    slo_p99_ms: float = 0.0  # the p99 a ramp step must keep (0: none)
 
 
 class _PerThread:
@@ -100,50 +100,115 @@ class _Checks:
         return result.ok
 
 
+class _Driver:
+    """One live phase's clients: the writers, the checks and the queries sent under ingest."""
+
+    def __init__(
+        self, target: Target, frontier: Frontier, mix: LiveMix, checks: _Checks, settings: LiveSettings
+    ):
+        self.target, self.frontier, self.mix, self.checks, self.settings = (
+            target,
+            frontier,
+            mix,
+            checks,
+            settings,
+        )
+        self.writers = _PerThread(target.writer)
+        self.sent: dict[int, LiveQuery] = {}
+
+    def write(self, index: int) -> int:
+        batch = self.frontier.take()
+        if batch is None:
+            raise StopIteration
+        self.writers.get().write(batch.measurement, batch.batch)
+        self.frontier.acknowledged(batch)
+        return batch.rows
+
+    def latest_closed(self, index: int) -> LiveQuery:
+        return self.mix.pick(index, self.frontier.closed_before())
+
+    def segment(
+        self, query_per_s: float, pick: Callable[[int], LiveQuery]
+    ) -> tuple[OpenLoopResult, OpenLoopResult | None, int]:
+        """Ingest at the live rate and queries at ``query_per_s`` for ``seconds``, at once; the two
+        results and the rows written meanwhile."""
+        seconds, results = self.settings.seconds, []
+        before = self.frontier.acknowledged_rows
+
+        def ingest() -> None:
+            schedule = Schedule(self.settings.rows_per_s / self.settings.batch_rows, seconds)
+            results.append(run_open_loop(schedule, self.settings.ingest_workers, self.write, stop_s=seconds))
+
+        ingesting = threading.Thread(target=ingest, name="live-ingest", daemon=True)
+        ingesting.start()
+        queried = _queries(self.target, self.mix, self.checks, self.settings, query_per_s, pick)
+        ingesting.join()
+        return results[0], queried, self.frontier.acknowledged_rows - before
+
+
 def run_live(
     target: Target, frontier: Frontier, mix: LiveMix, expected: Mapping[str, Answer], settings: LiveSettings
 ) -> live.LivePhase:
-    """Ingest and queries at once, then the queries alone (see the module docstring); the target is
-    flushed after the ingest. Raises nothing for failed writes or queries: they are counted."""
+    """Ingest and queries at once (with freshness probes), then the queries alone, then the ramp's
+    steps (see the module docstring); the target is flushed after the ingest. Raises nothing for
+    failed writes or queries: they are counted."""
     checks = _Checks(expected)
-    sent: dict[int, LiveQuery] = {}
-    writers = _PerThread(target.writer)
-    ingest_result: list[OpenLoopResult] = []
-
-    def write(index: int) -> int:
-        batch = frontier.take()
-        if batch is None:
-            raise StopIteration
-        writers.get().write(batch.measurement, batch.batch)
-        frontier.acknowledged(batch)
-        return batch.rows
-
-    def ingest() -> None:
-        batches_per_s = settings.rows_per_s / settings.batch_rows
-        try:
-            schedule = Schedule(batches_per_s, settings.seconds)
-            ingest_result.append(
-                run_open_loop(schedule, settings.ingest_workers, write, stop_s=settings.seconds)
-            )
-        finally:
-            writers.close_all()
-
-    ingesting = threading.Thread(target=ingest, name="live-ingest", daemon=True)
-    ingesting.start()
-    under = _queries(
-        target, mix, checks, settings, lambda i: sent.setdefault(i, mix.pick(i, frontier.closed_before()))
-    )
-    ingesting.join()
+    driver = _Driver(target, frontier, mix, checks, settings)
+    probe = FreshnessProbe(target, frontier, target.use_case)
+    probe.start()
+    try:
+        ingest, under, written = driver.segment(
+            settings.query_per_s, lambda i: driver.sent.setdefault(i, driver.latest_closed(i))
+        )
+    finally:
+        freshness = probe.stop()
     target.flush()
-    alone = _queries(target, mix, checks, settings, lambda i: sent[i]) if sent else None
-    return _record(settings, ingest_result[0], frontier, under, alone, checks, mix)
+    alone = (
+        _queries(target, mix, checks, settings, settings.query_per_s, lambda i: driver.sent[i])
+        if driver.sent
+        else None
+    )
+    steps = []
+    for rate in settings.ramp:
+        step_ingest, step_queries, step_written = driver.segment(rate, driver.latest_closed)
+        if step_queries is not None:
+            steps.append(
+                figures.ramp_step(rate, step_queries, step_ingest, step_written, settings.slo_p99_ms)
+            )
+    driver.writers.close_all()
+    return live.LivePhase(
+        seconds=settings.seconds,
+        ingest=figures.ingest_figures(
+            ingest,
+            settings.seconds,
+            settings.batch_rows,
+            settings.ingest_workers,
+            settings.rows_per_s,
+            written,
+        ),
+        query_workers=settings.query_workers,
+        offered_queries_per_s=settings.query_per_s,
+        queries=figures.query_types(under, alone, mix, settings.seconds, checks),
+        query_timeline=figures.timeline(figures.whole(under)) if under is not None else [],
+        excluded_types=mix.excluded,
+        mismatch_samples=checks.samples,
+        freshness=figures.freshness_figures(freshness),
+        slo_p99_ms=settings.slo_p99_ms,
+        ramp=steps,
+        sustained_queries_per_s=figures.sustained(steps),
+    )
 
 
 def _queries(
-    target: Target, mix: LiveMix, checks: _Checks, settings: LiveSettings, pick: Callable[[int], LiveQuery]
+    target: Target,
+    mix: LiveMix,
+    checks: _Checks,
+    settings: LiveSettings,
+    query_per_s: float,
+    pick: Callable[[int], LiveQuery],
 ) -> OpenLoopResult | None:
     """One open-loop run of the live queries; ``pick`` says which query arrival ``index`` sends."""
-    if not settings.query_per_s or not mix.types:
+    if not query_per_s or not mix.types:
         return None
     sessions = _PerThread(target.session)
     try:
@@ -156,9 +221,8 @@ def _queries(
             query, session, raw = returned  # type: ignore[misc]
             return checks.check(query, session, raw)
 
-        schedule = Schedule(settings.query_per_s, settings.seconds)
         return run_open_loop(
-            schedule,
+            Schedule(query_per_s, settings.seconds),
             settings.query_workers,
             send,
             key=lambda i: mix.types[i % len(mix.types)],
@@ -167,89 +231,3 @@ def _queries(
         )
     finally:
         sessions.close_all()
-
-
-def _whole(result: OpenLoopResult) -> Histograms:
-    return Histograms(
-        result.latency, result.service, result.lag, result.completed, result.errors, result.unsent
-    )
-
-
-def _latency(histogram: Any) -> live.Latency:
-    found = OpenLoopResult.percentiles_ms(histogram)
-    return live.Latency(
-        p50=found["p50"], p95=found["p95"], p99=found["p99"], p99_9=found["p99.9"], max=found["max"]
-    )
-
-
-def _figures(part: Histograms, offered: int, seconds: float, wall_s: float) -> dict[str, Any]:
-    return {
-        "offered": offered,
-        "completed": part.completed,
-        "errors": part.errors,
-        "unsent": part.unsent,
-        "seconds": wall_s,
-        "offered_per_s": offered / seconds if seconds else 0.0,
-        "achieved_per_s": part.completed / wall_s if wall_s else 0.0,
-        "latency_ms": _latency(part.latency),
-        "service_ms": _latency(part.service),
-        "lag_ms": _latency(part.lag),
-        "histogram": base64.b64encode(part.latency.encode()).decode() if part.completed + part.errors else "",
-    }
-
-
-def _per_type(result: OpenLoopResult | None, mix: LiveMix, seconds: float) -> dict[str, live.OpenLoopFigures]:
-    if result is None:
-        return {}
-    per_type = result.offered / len(mix.types)
-    parts = result.by_key or {mix.types[0]: _whole(result)}
-    return {
-        qtype: live.OpenLoopFigures(**_figures(part, round(per_type), seconds, result.wall_s))
-        for qtype, part in parts.items()
-    }
-
-
-def _record(
-    settings: LiveSettings,
-    ingest: OpenLoopResult,
-    frontier: Frontier,
-    under: OpenLoopResult | None,
-    alone: OpenLoopResult | None,
-    checks: _Checks,
-    mix: LiveMix,
-) -> live.LivePhase:
-    whole = _whole(ingest)
-    written = frontier.acknowledged_rows
-    ingest_figures = live.IngestFigures(
-        **_figures(whole, ingest.offered, settings.seconds, ingest.wall_s),
-        batch_rows=settings.batch_rows,
-        workers=settings.ingest_workers,
-        offered_rows_per_s=settings.rows_per_s,
-        rows_written=written,
-        achieved_rows_per_s=written / ingest.wall_s if ingest.wall_s else 0.0,
-    )
-    with_ingest, without = _per_type(under, mix, settings.seconds), _per_type(alone, mix, settings.seconds)
-    queries = {}
-    for qtype, figures in with_ingest.items():
-        baseline = without.get(qtype)
-        ratio = None
-        enough = baseline is not None and min(figures.completed, baseline.completed) >= MIN_RATIO_SAMPLES
-        if enough and baseline.latency_ms.p99 > 0:  # type: ignore[union-attr]
-            ratio = figures.latency_ms.p99 / baseline.latency_ms.p99  # type: ignore[union-attr]
-        queries[qtype] = live.LiveQueryType(
-            under_ingest=figures,
-            without_ingest=baseline,
-            p99_ratio=ratio,
-            checked=checks.checked.get(qtype, 0),
-            mismatches=checks.mismatches.get(qtype, 0),
-            on_live_rows=checks.on_live_rows.get(qtype, 0),
-        )
-    return live.LivePhase(
-        seconds=settings.seconds,
-        ingest=ingest_figures,
-        query_workers=settings.query_workers,
-        offered_queries_per_s=settings.query_per_s,
-        queries=queries,
-        excluded_types=mix.excluded,
-        mismatch_samples=checks.samples,
-    )

@@ -65,11 +65,18 @@ class Histograms:
     completed: int = 0
     errors: int = 0
     unsent: int = 0  # due before the run stopped, never sent: latency recorded as at least the wait
+    # second of the due time (from the start) → [arrivals done, max latency µs, max lag µs]
+    timeline: dict[int, list[int]] = field(default_factory=dict)
 
-    def record(self, due: float, sent: float, done: float) -> None:
-        self.latency.record_value(max(LOWEST_US, round((done - due) * 1e6)))
+    def record(self, due: float, sent: float, done: float, second: int = 0) -> None:
+        latency = max(LOWEST_US, round((done - due) * 1e6))
+        lag = max(LOWEST_US, round(max(0.0, sent - due) * 1e6))
+        self.latency.record_value(latency)
         self.service.record_value(max(LOWEST_US, round((done - sent) * 1e6)))
-        self.lag.record_value(max(LOWEST_US, round(max(0.0, sent - due) * 1e6)))
+        self.lag.record_value(lag)
+        point = self.timeline.setdefault(second, [0, 0, 0])
+        point[0] += 1
+        point[1], point[2] = max(point[1], latency), max(point[2], lag)
 
     def add(self, other: Histograms) -> None:
         self.latency.add(other.latency)
@@ -78,6 +85,10 @@ class Histograms:
         self.completed += other.completed
         self.errors += other.errors
         self.unsent += other.unsent
+        for second, (done, latency, lag) in other.timeline.items():
+            point = self.timeline.setdefault(second, [0, 0, 0])
+            point[0] += done
+            point[1], point[2] = max(point[1], latency), max(point[2], lag)
 
     def record_unsent(self, due: float, stopped: float) -> None:
         self.latency.record_value(max(LOWEST_US, round((stopped - due) * 1e6)))
@@ -99,6 +110,7 @@ class OpenLoopResult:
     lag: HdrHistogram
     by_key: dict[str, Histograms] = field(default_factory=dict)
     unsent: int = 0
+    timeline: dict[int, list[int]] = field(default_factory=dict)  # see ``Histograms.timeline``
 
     @property
     def achieved_per_s(self) -> float:
@@ -155,7 +167,7 @@ def run_open_loop(
                 return
             except Exception as error:
                 returned, failed = error, True
-            figures.record(due, sent, clock())
+            figures.record(due, sent, clock(), int(due - start))
             if not failed and after is not None:
                 failed = not after(index, returned)
             figures.errors += failed
@@ -186,4 +198,5 @@ def _merged(schedule: Schedule, results: list[dict[str, Histograms]], wall_s: fl
         lag=total.lag,
         by_key=by_key if len(by_key) > 1 or "" not in by_key else {},
         unsent=total.unsent,
+        timeline=total.timeline,
     )

@@ -275,3 +275,75 @@ def sweep_chart(
         ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
         _style(ax)
         return _svg(fig, key)
+
+
+PERCENTILES_SHOWN = (50.0, 90.0, 99.0, 99.9, 99.99, 100.0)
+
+
+def percentile_chart(
+    key: str,
+    curves: Mapping[str, Sequence[tuple[float, float]]],
+    colours: Mapping[str, str],
+    title: str,
+    line_ms: float | None = None,
+) -> str:
+    """Latency (ms, log scale) against percentile, one line per target, the x axis spread as
+    HdrHistogram plots do (1 / (1 − p)); ``line_ms`` draws an objective as a dashed line."""
+    ticks = [1 / (1 - p / 100) if p < 100 else 1e5 for p in PERCENTILES_SHOWN]
+    with matplotlib.rc_context(RC):
+        fig = Figure(figsize=(7.0, 2.5))
+        ax = fig.add_subplot()
+        for label, points in curves.items():
+            xs = [1 / (1 - p / 100) if p < 100 else 1e5 for p, _ in points]
+            ax.plot(
+                xs,
+                [v for _, v in points],
+                marker="o",
+                markersize=3,
+                linewidth=1.6,
+                color=colours[label],
+                label=label,
+            )
+        if line_ms:
+            ax.axhline(
+                line_ms, color=MUTED, linestyle="--", linewidth=1, label=f"objective {_human(line_ms)} ms"
+            )
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xticks(ticks, [f"p{p:g}" if p < 100 else "max" for p in PERCENTILES_SHOWN])
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.yaxis.set_major_formatter(FuncFormatter(_human))
+        ax.set_ylabel("ms")
+        ax.set_title(title, loc="left", color=INK)
+        ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        _style(ax)
+        return _svg(fig, key)
+
+
+def timeline_chart(
+    key: str,
+    series: Mapping[str, Sequence[tuple[float, float]]],
+    colours: Mapping[str, str],
+    title: str,
+    unit: str,
+) -> str:
+    """A figure per second of a phase, one line per target."""
+    with matplotlib.rc_context(RC):
+        fig = Figure(figsize=(7.0, 2.2))
+        ax = fig.add_subplot()
+        for label, points in series.items():
+            ax.plot(
+                [x for x, _ in points],
+                [y for _, y in points],
+                linewidth=1.4,
+                color=colours[label],
+                label=label,
+            )
+        ax.set_ylim(bottom=0)
+        ax.yaxis.set_major_formatter(FuncFormatter(_human))
+        ax.set_xlabel("seconds into the phase")
+        ax.set_ylabel(unit)
+        ax.set_title(title, loc="left", color=INK)
+        ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        _style(ax)
+        return _svg(fig, key)

@@ -38,7 +38,7 @@ from tsbench.report.sections.footprint import (
     footprint_section,
     resources_section,
 )
-from tsbench.report.sections.live import LiveRow, live_rows
+from tsbench.report.sections.live import LiveSection, live_section
 from tsbench.report.sections.load import LoadSection, load_section
 from tsbench.report.sections.published import PublishedSection, published_section
 from tsbench.report.sections.queries import QueriesSection, queries_section
@@ -123,7 +123,7 @@ class ScaleView:
     queries: QueriesSection
     footprint: FootprintSection
     rollups: list[RollupRow]
-    live: list[LiveRow]
+    live: LiveSection | None
     resources: list[ResourceRow]
     validation: ValidationView | None
     answers: AnswersSection
@@ -219,7 +219,7 @@ def scale_context(
         queries=queries,
         footprint=footprint,
         rollups=rollup_rows(run, targets),
-        live=live_rows(run, targets),
+        live=live_section(prefix, run, targets),
         resources=resources_section(run, targets, load.rows),
         validation=validation_section(checked),
         answers=answers_section(run, targets),

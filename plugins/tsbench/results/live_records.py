@@ -9,6 +9,14 @@ from typing import ClassVar
 from tsbench.results.phase_records import Resources
 from tsbench.results.record import Number, Record
 
+# A client is behind its schedule when its sends' p99 lag exceeds this, or arrivals went unsent:
+# then the offered load never reached the server in full, and latencies are lower bounds.
+CLIENT_LAG_MS = 100.0
+
+
+def client_behind(lag_p99_ms: float, unsent: int) -> bool:
+    return unsent > 0 or lag_p99_ms > CLIENT_LAG_MS
+
 
 class Latency(Record):
     """Percentiles of one histogram, ms."""
@@ -35,6 +43,7 @@ class OpenLoopFigures(Record):
     service_ms: Latency = Latency()
     lag_ms: Latency = Latency()
     histogram: str = ""  # latency from due, µs, HdrHistogram's encoded form
+    timeline: list[list[Number]] = []  # per second: [second, arrivals done, max latency ms, max lag ms]
 
 
 class IngestFigures(OpenLoopFigures):
@@ -60,6 +69,34 @@ class LiveQueryType(Record):
     on_live_rows: int = 0  # queries whose window lay in the live rows (the rest: in the history)
 
 
+class FreshnessFigures(Record):
+    """From a write's acknowledgement until a read returned its row (resolution: ``poll_ms`` plus a
+    read); rows never seen within 10 s; ``not_probed`` says why there were no probes."""
+
+    probes: int = 0
+    not_visible: int = 0
+    errors: int = 0
+    latency_ms: Latency = Latency()
+    histogram: str = ""
+    poll_ms: Number = 0.0
+    not_probed: str = ""
+
+
+class RampStep(Record):
+    """One step of the query-rate ramp, ingest running at the live rate: every type together."""
+
+    offered_queries_per_s: Number = 0.0
+    achieved_queries_per_s: Number = 0.0
+    latency_ms: Latency = Latency()
+    lag_ms: Latency = Latency()
+    errors: int = 0
+    unsent: int = 0
+    client_behind: bool = False
+    achieved_rows_per_s: Number = 0.0
+    within_slo: bool = False
+    histogram: str = ""
+
+
 class LivePhase(Record):
     """``live.json``."""
 
@@ -70,10 +107,15 @@ class LivePhase(Record):
     query_workers: int = 0
     offered_queries_per_s: Number = 0.0
     queries: dict[str, LiveQueryType] = {}
+    query_timeline: list[list[Number]] = []  # every type under ingest, per second (see OpenLoopFigures)
     excluded_types: dict[str, str] = {}  # type → why it is not in the live mix
     live_start: str = ""  # the first instant the live rows may have (UTC)
     shift_days: Number = 0.0  # how far cycle 1 moved the history
     mismatch_samples: list[dict[str, object]] = []
+    freshness: FreshnessFigures | None = None
+    slo_p99_ms: Number = 0.0
+    ramp: list[RampStep] = []
+    sustained_queries_per_s: Number | None = None  # the ramp's highest rate within the SLO
     rows_removed: bool = False  # the live rows were removed after the phase (the history left as loaded)
     resources: Resources | None = None  # the server's, over the phase
     note: str = ""

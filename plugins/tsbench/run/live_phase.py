@@ -6,8 +6,7 @@ measured (its median trial). The mix is the run's queries that the target answer
 lie in days of their own after the history (``tsbench.workload.live_rows``); a retried phase first
 removes what an earlier attempt wrote, and the phase removes its own rows at the end where the
 target can (``Target.remove_rows_from``), so the history is left as loaded. Where it cannot, the
-phase runs only at the last point of a server group (``tsbench.run.phases``) and the record says
-the rows stayed.
+record says the rows stayed (a later point of a server group loads afresh in any case).
 """
 
 from __future__ import annotations
@@ -76,7 +75,7 @@ def live(phases: TargetPhases) -> LivePhase:
     if not spec.live_seconds:
         return LivePhase(note="no live phase in this run (live_seconds 0)")
     rate, rate_from = offered_rows_per_s(phases)
-    rows_due = math.ceil(rate * spec.live_seconds)
+    rows_due = math.ceil(rate * spec.live_seconds * (1 + len(spec.query_rate_ramp)))
     unsupported = phases.target_type.capabilities.unsupported
     queries = (
         [q for q in read_query_set(phases.point.queries) if q.type not in unsupported]
@@ -92,6 +91,8 @@ def live(phases: TargetPhases) -> LivePhase:
         ingest_workers=spec.workers,
         query_per_s=spec.query_rate,
         query_workers=spec.query_workers,
+        ramp=tuple(spec.query_rate_ramp),
+        slo_p99_ms=spec.slo_p99_ms,
     )
     server = phases.server()
     with phases.connect() as target:

@@ -69,6 +69,30 @@ AXES: tuple[Axis, ...] = (  # in the order points are named
         "loads per target and point, the median is reported; several: a point each",
         form_title="Load trials",
     ),
+    Axis(
+        "live_rate",
+        "live_rate",
+        "",
+        "the live phase's offered ingest: rows/s or a fraction of the load's rate (0.5x); several: a "
+        "point each",
+        form_title="Live ingest rate",
+    ),
+    Axis(
+        "query_rate",
+        "query_rate",
+        "q/s",
+        "live queries offered per second; several: a point each",
+        "live queries/s offered",
+        form_title="Live query rate",
+    ),
+    Axis(
+        "query_workers",
+        "query_workers",
+        "query clients",
+        "live query clients; several: a point each",
+        "live query clients",
+        form_title="Live query clients",
+    ),
 )
 AXIS_NAMES = tuple(axis.name for axis in AXES)
 BY_AXIS = {axis.name: axis for axis in AXES}

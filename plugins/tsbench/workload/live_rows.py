@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import heapq
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -78,10 +79,10 @@ class LiveRows:
             return taken
 
     def next_first_ns(self) -> int:
-        """The first instant of the batch ``take`` hands out next (``NEVER`` when none is left)."""
+        """The first instant of the stream's next batch (``NEVER`` past its end), also once
+        ``max_rows`` were handed out: the rows from there on were never written."""
         with self._lock:
-            done = self._next is None or self.handed_out >= self.max_rows
-            return NEVER if done else self._next.first_ns  # type: ignore[union-attr]
+            return NEVER if self._next is None else self._next.first_ns
 
     def _all_batches(self) -> Iterator[LiveBatch]:
         index, cycle = 0, 1
@@ -130,6 +131,7 @@ class Frontier:
         self.rows = rows
         self._lock = threading.Lock()
         self._pending: dict[int, int] = {}  # batch index → first instant, handed out, not acknowledged
+        self._newest: dict[str, tuple[LiveBatch, float]] = {}  # measurement → batch, when acknowledged
         self.acknowledged_rows = 0
 
     def take(self) -> LiveBatch | None:
@@ -141,9 +143,18 @@ class Frontier:
             return batch
 
     def acknowledged(self, batch: LiveBatch) -> None:
+        at = time.perf_counter()
         with self._lock:
             self._pending.pop(batch.index, None)
             self.acknowledged_rows += batch.rows
+            newest = self._newest.get(batch.measurement)
+            if newest is None or newest[0].index < batch.index:
+                self._newest[batch.measurement] = (batch, at)
+
+    def newest(self, measurement: str) -> tuple[LiveBatch, float] | None:
+        """The latest batch of ``measurement`` acknowledged so far, and when (``perf_counter``)."""
+        with self._lock:
+            return self._newest.get(measurement)
 
     def closed_before(self) -> int:
         with self._lock:

@@ -8,16 +8,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tsbench.report.sections.status import TargetView
-from tsbench.results.live_records import LivePhase, LiveQueryType, OpenLoopFigures
-from tsbench.results.model import RunResult
+from hdrh.histogram import HdrHistogram
 
-# The client is called the limit when the sends' p99 lag exceeds this, or arrivals went unsent.
-CLIENT_LAG_MS = 100.0
+from tsbench.report.charts import MUTED, PERCENTILES_SHOWN, percentile_chart, sweep_chart, timeline_chart
+from tsbench.report.sections.status import TargetView
+from tsbench.results.live_records import LivePhase, LiveQueryType, OpenLoopFigures, client_behind
+from tsbench.results.model import RunResult
 
 
 def client_fell_behind(figures: OpenLoopFigures) -> bool:
-    return figures.unsent > 0 or figures.lag_ms.p99 > CLIENT_LAG_MS
+    return client_behind(figures.lag_ms.p99, figures.unsent)
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,100 @@ def _caveats(live: LivePhase) -> list[str]:
     if not live.rows_removed:
         found.append("the live rows stayed in the database after the phase (the target cannot remove rows)")
     return found
+
+
+@dataclass(frozen=True)
+class LiveSection:
+    """The live phase's rows and charts: write latency and query latency under ingest against
+    percentile, one line per target, and the ramp's p99 against the offered query rate."""
+
+    rows: list[LiveRow]
+    write_chart: str
+    query_chart: str
+    ingest_over_time: str
+    queries_over_time: str
+    ramp_chart: str
+    slo_p99_ms: float
+
+
+def _curve(encoded: Sequence[str]) -> list[tuple[float, float]]:
+    """Percentiles (ms) of the histograms (HdrHistogram's encoded form, µs) added together."""
+    total: HdrHistogram | None = None
+    for text in encoded:
+        if not text:
+            continue
+        one = HdrHistogram.decode(text.encode())
+        if total is None:
+            total = one
+        else:
+            total.add(one)
+    if total is None:
+        return []
+    return [(p, total.get_value_at_percentile(p) / 1000) for p in PERCENTILES_SHOWN]
+
+
+def live_section(prefix: str, run: RunResult, targets: Sequence[TargetView]) -> LiveSection | None:
+    """The section, or None when no target ran a live phase."""
+    rows = live_rows(run, targets)
+    if not rows:
+        return None
+    colours = {row.target.label: row.target.colour for row in rows}
+    writes = {row.target.label: _curve([row.live.ingest.histogram]) for row in rows}
+    queries = {
+        row.target.label: _curve([t.figures.under_ingest.histogram for t in row.types]) for row in rows
+    }
+    slo = max((float(row.live.slo_p99_ms) for row in rows), default=0.0)
+    return LiveSection(
+        rows=rows,
+        write_chart=percentile_chart(
+            f"{prefix}live-writes", _drawn(writes), colours, "Write latency from due"
+        ),
+        query_chart=percentile_chart(
+            f"{prefix}live-queries",
+            _drawn(queries),
+            colours,
+            "Query latency from due, under ingest",
+            slo or None,
+        ),
+        ingest_over_time=timeline_chart(
+            f"{prefix}live-ingest-time",
+            {
+                r.target.label: [(t[0], t[1] * r.live.ingest.batch_rows) for t in r.live.ingest.timeline]
+                for r in rows
+            },
+            colours,
+            "Rows written per second (offered: the table's rate)",
+            "rows/s",
+        ),
+        queries_over_time=timeline_chart(
+            f"{prefix}live-query-time",
+            {r.target.label: [(t[0], t[2]) for t in r.live.query_timeline] for r in rows},
+            colours,
+            "Slowest query of each second, from its due time, under ingest",
+            "ms",
+        ),
+        ramp_chart=_ramp_chart(prefix, rows, colours, slo),
+        slo_p99_ms=slo,
+    )
+
+
+def _drawn(curves: dict[str, list[tuple[float, float]]]) -> dict[str, list[tuple[float, float]]]:
+    return {label: points for label, points in curves.items() if points}
+
+
+def _ramp_chart(prefix: str, rows: list[LiveRow], colours: dict[str, str], slo: float) -> str:
+    rates = sorted({float(step.offered_queries_per_s) for row in rows for step in row.live.ramp})
+    if not rates:
+        return ""
+    series: dict[str, list[float | None]] = {}
+    for row in rows:
+        by_rate = {float(step.offered_queries_per_s): float(step.latency_ms.p99) for step in row.live.ramp}
+        series[row.target.label] = [by_rate.get(rate) for rate in rates]
+    if slo:
+        series["SLO"] = [slo] * len(rates)
+        colours = {**colours, "SLO": MUTED}
+    title = "Query p99 from due against offered queries/s, ingest running"
+    return sweep_chart(f"{prefix}live-ramp", rates, series, {}, colours, title, "ms", "offered queries/s")
 
 
 def live_rows(run: RunResult, targets: Sequence[TargetView]) -> list[LiveRow]:
