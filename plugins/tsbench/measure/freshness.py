@@ -1,12 +1,14 @@
 """Freshness: how long after a write was acknowledged a query sees it.
 
-While the live ingest runs, a probe every ``EVERY_S`` takes the newest acknowledged batch of the
-queried measurement, and reads that batch's last row back by its entity and exact instant (the
+While the live ingest runs, a probe every ``EVERY_S`` waits for the next acknowledged batch of the queried
+measurement and at once reads that batch's last row back by its entity and exact instant (the
 ``ycsb-read`` query type, rendered by the target like any query), every ``POLL_S`` until the row is
 there. Freshness is the time from the batch's acknowledgement to the first read that returned it:
 its resolution is the poll interval plus one read. A row not seen within ``GIVE_UP_S`` counts as
-not visible. Use cases without a type that reads one entity's row at an instant (iot) are not
-probed, and the record says so.
+not visible. The live queries read only windows closed ``margin_s()`` ago: twice the longest
+freshness seen so far (a target whose writes become visible after their acknowledgement would
+otherwise be read where they are not yet). Use cases without a type that reads one entity's row
+at an instant (iot) are not probed, and the record says so.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ PROBE_TYPE = "ycsb-read"
 EVERY_S = 0.5
 POLL_S = 0.005
 GIVE_UP_S = 10.0
+MIN_MARGIN_S = 0.1
+UNPROBED_MARGIN_S = 1.0
 
 
 @dataclass
@@ -71,17 +75,26 @@ class FreshnessProbe:
         return self.result
 
     def _run(self) -> None:
-        session, probed = self.target.session(), -1
+        session = self.target.session()
         try:
-            while not self._stopping.wait(EVERY_S):
-                newest = self.frontier.newest(self.use_case.queried)
-                if newest is None or newest[0].index == probed:
-                    continue
-                batch, acknowledged_at = newest
-                probed = batch.index
-                self._probe(session, self._query(batch.batch, probed), acknowledged_at)
+            while not self._stopping.is_set():
+                started = time.perf_counter()
+                newest = self.frontier.acknowledged_after(self.use_case.queried, started, EVERY_S)
+                if newest is not None:
+                    batch, acknowledged_at = newest
+                    self._probe(session, self._query(batch.batch, batch.index), acknowledged_at)
+                self._stopping.wait(max(0.0, EVERY_S - (time.perf_counter() - started)))
         finally:
             session.close()
+
+    def margin_s(self) -> float:
+        """How long after its acknowledgement a row can be taken to be visible: twice the longest
+        freshness seen so far, at least ``MIN_MARGIN_S``; ``UNPROBED_MARGIN_S`` before any probe
+        (or when none can run)."""
+        seen = self.result.histogram.get_total_count()
+        if not seen:
+            return UNPROBED_MARGIN_S
+        return max(MIN_MARGIN_S, 2 * self.result.histogram.get_max_value() / 1e6)
 
     def _query(self, rows: object, index: int) -> LogicalQuery:
         entity = self.use_case.entity_key

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -115,6 +116,7 @@ class _Driver:
         )
         self.writers = _PerThread(target.writer)
         self.sent: dict[int, LiveQuery] = {}
+        self.visible_after_s: Callable[[], float] = lambda: 0.0
 
     def write(self, index: int) -> int:
         batch = self.frontier.take()
@@ -125,7 +127,8 @@ class _Driver:
         return batch.rows
 
     def latest_closed(self, index: int) -> LiveQuery:
-        return self.mix.pick(index, self.frontier.closed_before())
+        """The latest twin whose window closed long enough ago for its rows to be visible."""
+        return self.mix.pick(index, self.frontier.closed_before(self.visible_after_s()))
 
     def segment(
         self, query_per_s: float, pick: Callable[[int], LiveQuery]
@@ -155,13 +158,16 @@ def run_live(
     checks = _Checks(expected)
     driver = _Driver(target, frontier, mix, checks, settings)
     probe = FreshnessProbe(target, frontier, target.use_case)
+    driver.visible_after_s = probe.margin_s
     probe.start()
+    cpu_before, wall_before = time.process_time(), time.perf_counter()
     try:
         ingest, under, written = driver.segment(
             settings.query_per_s, lambda i: driver.sent.setdefault(i, driver.latest_closed(i))
         )
     finally:
         freshness = probe.stop()
+    client_cores = (time.process_time() - cpu_before) / (time.perf_counter() - wall_before)
     target.flush()
     alone = (
         _queries(target, mix, checks, settings, settings.query_per_s, lambda i: driver.sent[i])
@@ -193,6 +199,8 @@ def run_live(
         excluded_types=mix.excluded,
         mismatch_samples=checks.samples,
         freshness=figures.freshness_figures(freshness),
+        visible_after_ms=probe.margin_s() * 1000,
+        client_cpu_cores=client_cores,
         slo_p99_ms=settings.slo_p99_ms,
         ramp=steps,
         sustained_queries_per_s=figures.sustained(steps),

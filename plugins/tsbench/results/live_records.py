@@ -14,6 +14,11 @@ from tsbench.results.record import Number, Record
 CLIENT_LAG_MS = 100.0
 
 
+# From this share of one core, the client process (Python threads under one interpreter lock) is
+# near its own limit: what it offered may be all it could offer.
+CLIENT_BUSY_CORES = 0.9
+
+
 def client_behind(lag_p99_ms: float, unsent: int) -> bool:
     return unsent > 0 or lag_p99_ms > CLIENT_LAG_MS
 
@@ -113,6 +118,9 @@ class LivePhase(Record):
     shift_days: Number = 0.0  # how far cycle 1 moved the history
     mismatch_samples: list[dict[str, object]] = []
     freshness: FreshnessFigures | None = None
+    # live queries read windows closed this long ago (twice the longest freshness seen)
+    visible_after_ms: Number | None = None
+    client_cpu_cores: Number | None = None  # this process's CPU-seconds per second over ingest + queries
     slo_p99_ms: Number = 0.0
     ramp: list[RampStep] = []
     sustained_queries_per_s: Number | None = None  # the ramp's highest rate within the SLO

@@ -19,6 +19,7 @@ from __future__ import annotations
 import heapq
 import threading
 import time
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -31,6 +32,7 @@ from tsbench.workload.dataset import Dataset
 from tsbench.workload.scan import bounded_connection, sql_literal
 
 NEVER = 2**63 - 1  # the frontier once every row was acknowledged and none is left
+HISTORY = 200_000  # acknowledgements remembered for closed_before(seconds_ago)
 
 
 def live_shift_ns(dataset: Dataset) -> int:
@@ -125,13 +127,17 @@ class Frontier:
     """The live rows handed out to writers, and up to which instant they are all acknowledged:
     every row with a time before ``closed_before()`` was handed out and its write acknowledged.
     Batches are handed out in order of their first instant, so that instant is the first instant
-    of the oldest batch not yet acknowledged (or of the next one to hand out)."""
+    of the oldest batch not yet acknowledged (or of the next one to hand out). ``closed_before``
+    can also say where that instant stood some seconds ago (a target whose writes become visible
+    after their acknowledgement is read only where they have had time to)."""
 
     def __init__(self, rows: LiveRows):
         self.rows = rows
         self._lock = threading.Lock()
+        self._acked = threading.Condition(self._lock)
         self._pending: dict[int, int] = {}  # batch index → first instant, handed out, not acknowledged
         self._newest: dict[str, tuple[LiveBatch, float]] = {}  # measurement → batch, when acknowledged
+        self._history: deque[tuple[float, int]] = deque(maxlen=HISTORY)  # (when, closed before)
         self.acknowledged_rows = 0
 
     def take(self) -> LiveBatch | None:
@@ -150,13 +156,37 @@ class Frontier:
             newest = self._newest.get(batch.measurement)
             if newest is None or newest[0].index < batch.index:
                 self._newest[batch.measurement] = (batch, at)
+            self._history.append((at, self._closed()))
+            self._acked.notify_all()
 
-    def newest(self, measurement: str) -> tuple[LiveBatch, float] | None:
-        """The latest batch of ``measurement`` acknowledged so far, and when (``perf_counter``)."""
-        with self._lock:
-            return self._newest.get(measurement)
+    def acknowledged_after(
+        self, measurement: str, since: float, timeout: float
+    ) -> tuple[LiveBatch, float] | None:
+        """The newest batch of ``measurement`` once one is acknowledged at or after ``since``
+        (``perf_counter``), and when; None after ``timeout`` seconds without one."""
+        deadline = time.perf_counter() + timeout
+        with self._acked:
+            while True:
+                newest = self._newest.get(measurement)
+                if newest is not None and newest[1] >= since:
+                    return newest
+                left = deadline - time.perf_counter()
+                if left <= 0:
+                    return None
+                self._acked.wait(left)
 
-    def closed_before(self) -> int:
+    def closed_before(self, seconds_ago: float = 0.0) -> int:
+        """See the class docstring; ``seconds_ago`` > 0: the value as it was then (before any
+        acknowledgement: the live rows' first instant, i.e. only the history is closed)."""
         with self._lock:
-            oldest = min(self._pending.values(), default=NEVER)
-            return min(oldest, self.rows.next_first_ns())
+            if seconds_ago <= 0:
+                return self._closed()
+            then = time.perf_counter() - seconds_ago
+            for at, closed in reversed(self._history):
+                if at <= then:
+                    return closed
+            return self.rows.start_ns
+
+    def _closed(self) -> int:
+        oldest = min(self._pending.values(), default=NEVER)
+        return min(oldest, self.rows.next_first_ns())

@@ -12,7 +12,13 @@ from hdrh.histogram import HdrHistogram
 
 from tsbench.report.charts import MUTED, PERCENTILES_SHOWN, percentile_chart, sweep_chart, timeline_chart
 from tsbench.report.sections.status import TargetView
-from tsbench.results.live_records import LivePhase, LiveQueryType, OpenLoopFigures, client_behind
+from tsbench.results.live_records import (
+    CLIENT_BUSY_CORES,
+    LivePhase,
+    LiveQueryType,
+    OpenLoopFigures,
+    client_behind,
+)
 from tsbench.results.model import RunResult
 
 
@@ -41,11 +47,18 @@ class LiveRow:
 def _caveats(live: LivePhase) -> list[str]:
     found = []
     ingest = live.ingest
+    busy = live.client_cpu_cores is not None and live.client_cpu_cores >= CLIENT_BUSY_CORES
     if client_fell_behind(ingest):
+        who = (
+            f"the client was busy {live.client_cpu_cores:.2f} cores, near its own limit: it may not have "
+            "been able to offer more"
+            if busy
+            else "the client had CPU to spare: the server did not take the offered rate"
+        )
         found.append(
             f"the ingest fell behind its schedule (send lag p99 {ingest.lag_ms.p99:,.0f} ms, "
-            f"{ingest.unsent:,} of {ingest.offered:,} batches never sent): the server did not take the "
-            "offered rate, or the client could not offer it; the write latencies are lower bounds"
+            f"{ingest.unsent:,} of {ingest.offered:,} batches never sent); {who}; the write latencies "
+            "are lower bounds"
         )
     behind = [qtype for qtype, row in live.queries.items() if client_fell_behind(row.under_ingest)]
     if behind:
