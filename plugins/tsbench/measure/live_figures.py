@@ -123,6 +123,7 @@ def ramp_step(
     return live.RampStep(
         offered_queries_per_s=query_per_s,
         achieved_queries_per_s=queries.achieved_per_s,
+        completed=all_types.completed,
         latency_ms=p99,
         lag_ms=lag,
         errors=all_types.errors,

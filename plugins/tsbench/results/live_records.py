@@ -92,6 +92,7 @@ class RampStep(Record):
 
     offered_queries_per_s: Number = 0.0
     achieved_queries_per_s: Number = 0.0
+    completed: int = 0  # queries the p99 is of (below 100 it is close to the slowest one)
     latency_ms: Latency = Latency()
     lag_ms: Latency = Latency()
     errors: int = 0

@@ -17,6 +17,7 @@ from tsbench.results.live_records import (
     LivePhase,
     LiveQueryType,
     OpenLoopFigures,
+    RampStep,
     client_behind,
 )
 from tsbench.results.model import RunResult
@@ -42,6 +43,12 @@ class LiveRow:
     live: LivePhase
     types: list[LiveTypeRow]
     caveats: list[str]
+
+    @property
+    def sustained_step(self) -> RampStep | None:
+        """The ramp's step at the rate sustained within the SLO (what it ingested meanwhile)."""
+        rate = self.live.sustained_queries_per_s
+        return next((s for s in self.live.ramp if s.offered_queries_per_s == rate), None)
 
 
 def _caveats(live: LivePhase) -> list[str]:
