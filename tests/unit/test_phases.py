@@ -60,3 +60,11 @@ def test_a_retried_phase_that_succeeds_clears_its_failure(tmp_path: Path) -> Non
     assert folder.has(PhaseError)  # another phase's success leaves it
     folder.write(FootprintPhase(settle_seconds=0), "settle")
     assert not folder.has(PhaseError)
+
+
+def test_the_steps_that_check_answers_are_given_the_reference_answers() -> None:
+    """A task working in its own part of the run store gets answers.jsonl only if it reads it."""
+    from tsbench.run.phases import reads_answers
+
+    assert reads_answers(("cache_reset", "queries")) and reads_answers(("live",))
+    assert not reads_answers(("prepare", "load", "settle")) and not reads_answers(("teardown",))

@@ -112,6 +112,7 @@ PHASES: tuple[Phase, ...] = (
         "With live_seconds: ingest past the loaded data at the offered rate while query clients read "
         "the windows it has closed, both open-loop, every answer checked; then the same queries "
         "without ingest. Its rows are removed after it where the target can.",
+        reads_answers=True,
     ),
     Phase(
         "teardown",
