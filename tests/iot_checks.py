@@ -20,6 +20,7 @@ from tsbench.targets.base import Target
 from tsbench.workload.answers import Answer, compare
 from tsbench.workload.dataset import Dataset
 from tsbench.workload.iot_query_types import FAMILY
+from tsbench.workload.kept import kept_view
 from tsbench.workload.oracle import Oracle
 from tsbench.workload.queries import DataRange, LogicalQuery, generate_queries
 from tsbench.workload.query_types import QUERY_TYPES, types_of
@@ -79,7 +80,8 @@ def answers_against_the_oracle(
     """Run ``per_type`` queries of each of ``names`` as ``render`` (default ``target.render``) writes
     them (a query rendered as None is not run); every answer must equal the oracle's. Returns the
     non-empty answers per type (so a caller can insist the check was not vacuous)."""
-    oracle, session = Oracle(dataset), target.session()
+    view = kept_view(target.capabilities.keeps, dataset.copies)  # the rows the target keeps
+    oracle, session = Oracle(dataset, keeps=view), target.session()
     failures: list[str] = []
     nonempty: dict[str, int] = {}
     try:

@@ -28,6 +28,7 @@ from tsbench.timeutil import NS_PER_MINUTE
 from tsbench.workload.answers import Answer, compare
 from tsbench.workload.dataset import Dataset, ensure_dataset
 from tsbench.workload.iot_oracle import measurement_view
+from tsbench.workload.kept import Keeps, kept_rows_sql
 from tsbench.workload.oracle import Oracle
 from tsbench.workload.queries import DataRange, generate_queries
 from tsbench.workload.query_types import QUERY_TYPES, Kind
@@ -287,7 +288,7 @@ def check_refused_over_stored_rows(target: InfluxDBTarget, dataset: Dataset) -> 
     assert set(refused) <= set(target.capabilities.unsupported)
     everything, stored = Oracle(dataset), Oracle(dataset)
     for m in dataset.use_case.measurements:
-        source = str(dataset.glob(m.name)).replace("'", "''")
+        source = kept_rows_sql(str(dataset.glob(m.name)), dataset.use_case.entity_key, Keeps.ALL)
         view = measurement_view(m.name, source, dataset.use_case.entity_key)
         kept = " OR ".join(f'r."{f}" IS NOT NULL' for f in m.field_names)
         stored.connection.execute(f"{view.replace('CREATE VIEW', 'CREATE OR REPLACE VIEW')} WHERE {kept}")

@@ -92,7 +92,9 @@ def test_run_flags_are_runspecs_schema() -> None:
         assert action.default is None, name  # left out → the spec's own default
         for key in ("minimum", "maximum"):
             if key in limits:
-                assert f"{limits[key]:,}" in action.help, (name, action.help)
+                value = limits[key]
+                shown = f"{value:,.0f}" if float(value).is_integer() else f"{value:g}"
+                assert shown in action.help, (name, action.help)
         if "default" in body and body["default"] not in (None, []) and not isinstance(body["default"], dict):
             assert f"(default: {body['default']})" in action.help.replace("[", "").replace("]", ""), name
     scale = schema["scale"]

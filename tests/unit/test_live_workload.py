@@ -76,12 +76,12 @@ def test_the_frontier_waits_for_the_oldest_unacknowledged_batch(tiny: Dataset) -
     frontier.acknowledged(second)
     assert frontier.closed_before() == first.first_ns  # the older one is still out
     frontier.acknowledged(first)
-    assert frontier.closed_before() == rows.next_first_ns()
+    assert frontier.closed_before() == rows.next_floor_ns()
     while (batch := frontier.take()) is not None:
         frontier.acknowledged(batch)
     assert frontier.acknowledged_rows >= 200
     # the rows stop at max_rows: what comes after them was never written, so it is not closed
-    assert frontier.closed_before() == rows.next_first_ns() < NEVER
+    assert frontier.closed_before() == rows.next_floor_ns() < NEVER
 
 
 def test_the_mix_sends_history_until_a_twin_is_closed_then_the_latest(tiny: Dataset) -> None:

@@ -13,6 +13,7 @@ scratch copy, pushed back when the task ends)::
             run.json                the point: spec, dataset, machine, oracle (``PointRun``)
             queries.jsonl           the logical query set
             answers.jsonl           the oracle's reference answers (the largest file by far)
+            answers-<view>.jsonl    … over the rows a target keeps of rows sent twice (last, distinct)
             result.json             every target's records, collected (``RunResult``)
             targets/<target>/       TargetFolder: one record per file (its ``FILE``), the
                                     failure (``error.json``), rendered.jsonl (queries as sent),
@@ -54,8 +55,11 @@ PUBLISHED_DOCUMENTS = (*DOCUMENTS, VALIDATION)  # the documents publication copi
 
 
 def is_answers_file(relative: str) -> bool:
-    """Whether a path (relative to a run folder, ``/``-separated) names reference answers."""
-    return relative.rsplit("/", 1)[-1] == ANSWERS
+    """Whether a path (relative to a run folder, ``/``-separated) names reference answers (of any
+    view of the rows: ``PointFolder.answers_over``)."""
+    name = relative.rsplit("/", 1)[-1]
+    stem, suffix = ANSWERS.split(".", 1)
+    return name == ANSWERS or (name.startswith(f"{stem}-") and name.endswith(f".{suffix}"))
 
 
 @dataclass(frozen=True)
@@ -126,6 +130,14 @@ class PointFolder:
     @property
     def answers(self) -> Path:
         return self.path / ANSWERS
+
+    def answers_over(self, view: str) -> Path:
+        """The reference answers over a view of the rows (``workload.kept``'s name for it; empty:
+        every row, ``answers``)."""
+        if not view:
+            return self.answers
+        stem, suffix = ANSWERS.split(".", 1)
+        return self.path / f"{stem}-{view}.{suffix}"
 
     def has_run(self) -> bool:
         return (self.path / RUN).is_file()

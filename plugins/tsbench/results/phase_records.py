@@ -28,6 +28,7 @@ class Capabilities(Record):
     unsupported: dict[str, str] = {}
     schema_note: str = ""
     row_model_note: str = ""  # rows its data model cannot keep as they are (``Target.capabilities``)
+    keeps: str = ""  # what it keeps of a row sent twice (``workload.kept.Keeps.meaning``)
 
 
 class Provision(Record):
@@ -96,8 +97,8 @@ class LoadPhase(Record):
     median_rows_per_s: Number | None = None
     wire: dict[str, Any] | None = None  # ``WireCache.facts()``, as in ``Prepare``
     wall_s: Number | None = None
-    # rows per measurement the target's data model keeps, when fewer than the dataset's (iot:
-    # ``Capabilities.stores_fieldless_rows`` …); empty: every row of the dataset
+    # rows per measurement the target's data model keeps, when other than the dataset's files hold
+    # (iot: ``Capabilities.stores_fieldless_rows`` …; rows sent twice: ``keeps``); empty: every row
     expected_rows: dict[str, int] = {}
 
     def median_trial(self) -> tuple[LoadTrial | None, int]:

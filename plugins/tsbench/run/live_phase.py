@@ -15,6 +15,7 @@ import logging
 import math
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
+from pathlib import Path
 from typing import Protocol
 
 from tsbench.measure.live import LiveSettings, run_live
@@ -53,6 +54,9 @@ class TargetPhases(Protocol):
     def connect(self) -> AbstractContextManager[Target]: ...
 
     def expected_rows(self, target: Target) -> dict[str, int]: ...
+
+    @property
+    def answers(self) -> Path: ...
 
 
 def offered_rows_per_s(phases: TargetPhases) -> tuple[float, str]:
@@ -125,7 +129,7 @@ def live(phases: TargetPhases) -> LivePhase:
 
 
 def _expected(phases: TargetPhases, queries: list[LogicalQuery]) -> Mapping[str, Answer]:
-    return AnswerFile(phases.point.answers) if queries else {}
+    return AnswerFile(phases.answers) if queries else {}
 
 
 def _remove_live_rows(

@@ -17,11 +17,13 @@ from tsbench.results.files import copy_file_atomic
 from tsbench.results.folder import PointFolder
 from tsbench.results.model import DatasetFacts, MachineFacts, PointFacts, PointRun
 from tsbench.spec import RunSpec
+from tsbench.targets.registry import load_target
 from tsbench.timeutil import format_instant
 from tsbench.workload.answer_file import write_answers
 from tsbench.workload.dataset import Dataset, ensure_dataset
+from tsbench.workload.kept import Keeps, kept_view
 from tsbench.workload.oracle import ORACLE_VERSION, Oracle
-from tsbench.workload.queries import DataRange, generate_queries, write_query_set
+from tsbench.workload.queries import DataRange, LogicalQuery, generate_queries, write_query_set
 from tsbench.workload.recorded import run_dataset
 from tsbench.workload.usecases import get_use_case
 
@@ -87,42 +89,60 @@ def prepare_oracle(run_dir: Path) -> PointRun:
     )
     write_query_set(folder.queries, queries)
     started = time.perf_counter()
-    reused = _answers_from_cache(dataset, folder)
-    if not reused:
-        if queries:
-            oracle = Oracle(dataset)
-            try:
-                write_answers(folder.answers, oracle.answers(queries))
-            finally:
-                oracle.close()
-        else:  # a load-only run (iot has no query types yet): nothing to answer
-            write_answers(folder.answers, iter(()))
-        _answers_to_cache(dataset, folder)
+    reused = True
+    for view in answer_views(spec, dataset):
+        reused &= _answer(dataset, folder, queries, view)
     answered = {"oracle_reused": reused, "oracle_s": time.perf_counter() - started, "queries": len(queries)}
     run = PointRun.from_json({**run.to_json(), **answered})
     folder.write_run(run)
     return run
 
 
-def _answers_cache_path(dataset: Dataset, folder: PointFolder) -> Path:
-    """Reference answers depend only on the dataset and the query set: cache them beside the
-    dataset, keyed by the sha256 of queries.jsonl (a nightly run asks the same queries again)."""
+def answer_views(spec: RunSpec, dataset: Dataset) -> list[Keeps]:
+    """The views of the rows the run's targets are checked against (one, all rows, unless the
+    data sends rows twice and the targets keep them differently: ``workload.kept``)."""
+    views = {kept_view(load_target(name).capabilities.keeps, dataset.copies) for name in spec.targets}
+    return sorted(views, key=lambda view: view.answers_view)
+
+
+def _answer(dataset: Dataset, folder: PointFolder, queries: list[LogicalQuery], view: Keeps) -> bool:
+    """Write the reference answers over ``view`` (from the cache when there); whether reused."""
+    path = folder.answers_over(view.answers_view)
+    if _answers_from_cache(dataset, folder, path):
+        return True
+    if queries:
+        oracle = Oracle(dataset, keeps=view)
+        try:
+            write_answers(path, oracle.answers(queries))
+        finally:
+            oracle.close()
+    else:  # a load-only run (iot has no query types yet): nothing to answer
+        write_answers(path, iter(()))
+    _answers_to_cache(dataset, folder, path)
+    return False
+
+
+def _answers_cache_path(dataset: Dataset, folder: PointFolder, answers: Path) -> Path:
+    """Reference answers depend only on the dataset, the view of its rows and the query set: cache
+    them beside the dataset, keyed by the sha256 of queries.jsonl (a nightly run asks the same
+    queries again) and named as the view's answers."""
     body = ORACLE_VERSION.encode() + b"\n" + folder.queries.read_bytes()
     digest = hashlib.sha256(body).hexdigest()[:24]
-    return dataset.path / "answers" / f"{digest}.jsonl"
+    view = answers.name.removeprefix(folder.answers.stem)
+    return dataset.path / "answers" / f"{digest}{view.removesuffix(folder.answers.suffix)}.jsonl"
 
 
-def _answers_from_cache(dataset: Dataset, folder: PointFolder) -> bool:
-    cached = _answers_cache_path(dataset, folder)
+def _answers_from_cache(dataset: Dataset, folder: PointFolder, answers: Path) -> bool:
+    cached = _answers_cache_path(dataset, folder, answers)
     if not cached.is_file():
         return False
-    copy_file_atomic(cached, folder.answers)
+    copy_file_atomic(cached, answers)
     return True
 
 
-def _answers_to_cache(dataset: Dataset, folder: PointFolder) -> None:
+def _answers_to_cache(dataset: Dataset, folder: PointFolder, answers: Path) -> None:
     try:
-        copy_file_atomic(folder.answers, _answers_cache_path(dataset, folder))
+        copy_file_atomic(answers, _answers_cache_path(dataset, folder, answers))
     except OSError as error:  # a read-only dataset cache only costs the next run the oracle again
         log.warning("could not cache reference answers: %s", error)
 

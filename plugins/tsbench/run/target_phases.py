@@ -31,6 +31,7 @@ from tsbench.targets.base import Target, TargetError
 from tsbench.targets.registry import load_target
 from tsbench.workload.answer_file import AnswerFile
 from tsbench.workload.dataset import Dataset
+from tsbench.workload.kept import kept_view
 from tsbench.workload.queries import read_query_set, write_jsonl
 from tsbench.workload.recorded import run_dataset
 from tsbench.workload.stored_rows import stored_rows
@@ -75,6 +76,13 @@ class TargetPhases:
         if self._dataset is None:
             self._dataset = run_dataset(self.run)
         return self._dataset
+
+    @property
+    def answers(self) -> Path:
+        """The reference answers this target's answers are checked against: over the rows it keeps
+        when the data sends rows twice (``workload.kept``)."""
+        view = kept_view(self.target_type.capabilities.keeps, self.dataset.copies)
+        return self.point.answers_over(view.answers_view)
 
     def server(self) -> Server:
         return self.runtime.attach(self.instance)
@@ -130,6 +138,7 @@ class TargetPhases:
                     unsupported=dict(declared.unsupported),
                     schema_note=declared.schema_note,
                     row_model_note=declared.row_model_note,
+                    keeps=declared.keeps.meaning,
                 ),
                 **facts,
             ),
@@ -199,13 +208,14 @@ class TargetPhases:
     def expected_rows(self, target: Target) -> dict[str, int]:
         """Rows per measurement the target must hold after a load: the dataset's, less what its
         data model cannot keep (``Capabilities.stores_fieldless_rows``, ``stores_bare_rows``,
-        ``merges_nameless_instants``)."""
+        ``merges_nameless_instants``), and rows sent twice as it keeps them (``keeps``)."""
         model = target.capabilities
         return stored_rows(
             self.dataset,
             model.stores_fieldless_rows,
             model.merges_nameless_instants,
             model.stores_bare_rows,
+            model.keeps,
         )
 
     def _footprint(self, target: Target, server: Server) -> records.FootprintFigures:
@@ -247,7 +257,7 @@ class TargetPhases:
 
     def queries(self) -> Record:
         queries = read_query_set(self.point.queries)
-        expected = AnswerFile(self.point.answers)
+        expected = AnswerFile(self.answers)
         unsupported = self.target_type.capabilities.unsupported
         runnable = [q for q in queries if q.type not in unsupported]
         server = self.server()

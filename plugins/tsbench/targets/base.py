@@ -21,6 +21,7 @@ import pyarrow as pa
 from tsbench.runtimes.contract import Endpoint as Endpoint
 from tsbench.runtimes.contract import NotReadyError as NotReadyError
 from tsbench.runtimes.contract import TargetError as TargetError
+from tsbench.workload.kept import Keeps
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.usecases import UseCase, get_use_case
 
@@ -61,6 +62,9 @@ class Capabilities:
     stores_bare_rows: bool = True  # a nameless row without any field: neither tag nor field
     merges_nameless_instants: bool = False
     row_model_note: str = ""
+    # What the database keeps of a named row sent more than once (the data's duplicates and
+    # updates, ``workload.disorder``): the oracle's view and the expected row counts follow it.
+    keeps: Keeps = Keeps.ALL
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ dataset is never mistaken for a complete one and concurrent requests generate it
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 from filelock import FileLock
@@ -34,6 +36,7 @@ from filelock import FileLock
 from tsbench.progress import Progress
 from tsbench.timeutil import format_instant
 from tsbench.workload.dataset_spec import DatasetSpec
+from tsbench.workload.disorder import Disorder, disordered
 from tsbench.workload.generate import generate
 from tsbench.workload.generate.common import GENERATOR_VERSION
 from tsbench.workload.manifest import Manifest
@@ -137,6 +140,18 @@ class Dataset:
     def scale(self) -> int:
         return self.manifest.entities
 
+    @functools.cached_property
+    def copies(self) -> bool:
+        """Whether some rows are in the files more than once (sent again, or updated): what a
+        database keeps of them is its own semantics (``workload.kept``)."""
+        return self.manifest.spec is not None and DatasetSpec.parse(**self.manifest.spec).copies
+
+    @property
+    def lateness_ns(self) -> int:
+        """The most a row's time lies behind a time before it in the files (0: time order; a
+        dataset written before this was kept: 0 when generated in time order)."""
+        return self.manifest.lateness_ns or 0
+
     def spec_fields(self) -> dict[str, Any]:
         """DatasetSpec fields describing this dataset (from its spec, or its range when imported)."""
         if self.manifest.spec is not None:
@@ -221,6 +236,8 @@ class DatasetWriter:
         self.rows: dict[str, int] = {m.name: 0 for m in use_case.measurements}
         self.time_min: int | None = None
         self.time_max: int | None = None
+        self._newest: dict[str, int] = {}  # measurement → the largest time written so far
+        self.lateness_ns = 0  # the most any row's time lies behind a time written before it
         self._parts: dict[str, int] = {}
         self._queue: queue.Queue[tuple[str, pa.RecordBatch] | None] = queue.Queue(max_pending)
         self._error: BaseException | None = None
@@ -251,6 +268,7 @@ class DatasetWriter:
         pq.write_table(pa.Table.from_batches([batch]), path, **PARQUET_OPTIONS)
         times = batch.column("time").cast(pa.int64())
         low, high = pa.compute.min(times).as_py(), pa.compute.max(times).as_py()
+        self._note_lateness(measurement, times.to_numpy())
         self.time_min = low if self.time_min is None else min(self.time_min, low)
         self.time_max = high if self.time_max is None else max(self.time_max, high)
         self.rows[measurement] += batch.num_rows
@@ -263,6 +281,12 @@ class DatasetWriter:
                 "sha256": sha256_file(path),
             }
         )
+
+    def _note_lateness(self, measurement: str, times: np.ndarray) -> None:
+        before = self._newest.get(measurement, int(times[0]))
+        newest = np.maximum.accumulate(np.concatenate([[before], times]))
+        self.lateness_ns = max(self.lateness_ns, int((newest[:-1] - times).max()))
+        self._newest[measurement] = int(newest[-1])
 
     def _finish_thread(self) -> None:
         if self._thread.is_alive():
@@ -287,6 +311,7 @@ class DatasetWriter:
             **manifest,
             "rows": self.rows,
             "rows_total": sum(self.rows.values()),
+            "lateness_ns": self.lateness_ns,
             "schema": {
                 m.name: [{"name": f.name, "type": str(f.type)} for f in self.use_case.row_schema(m.name)]
                 for m in self.use_case.measurements
@@ -344,8 +369,10 @@ def ensure_dataset(
     def build(final: Path) -> Dataset:
         data = generate(spec)
         writer = DatasetWriter(final, data.use_case)
+        disorder = Disorder.of(spec)
+        batches = data.batches if disorder is None else disordered(data.batches, disorder, data.use_case)
         try:
-            for measurement, batch in data.batches:
+            for measurement, batch in batches:
                 writer.write(measurement, batch)
                 if progress:
                     progress.update(batch.num_rows)

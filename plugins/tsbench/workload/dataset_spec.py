@@ -33,6 +33,7 @@ IngestionOrder = Literal["interleaved", "per-host-runs"]
 INGESTION_ORDERS: tuple[str, ...] = get_args(IngestionOrder)
 DEFAULT_START = "2016-01-01T00:00:00Z"
 DEFAULT_END = "2016-01-02T00:00:00Z"
+DISORDER_FIELDS = ("late_fraction", "lateness", "max_lateness", "duplicate_fraction", "update_fraction")
 
 
 def _examples(values: Any) -> Any:
@@ -114,6 +115,17 @@ class DatasetSpec(Parsed):
     seed: int = Field(123, ge=0, lt=2**63, title="Data seed", description="data seed")
     ingestion: IngestionOrder = Field("interleaved", description="order of the rows sent")
     run_length: int = Field(10, ge=1, le=100_000, description="rows per host per run (per-host-runs)")
+    late_fraction: float = Field(
+        0.0, ge=0.0, le=1.0, description="fraction of rows that arrive late (after later rows)"
+    )
+    lateness: int = Field(60_000_000_000, description="mean delay of a late row or a copy, e.g. 1m")
+    max_lateness: int = Field(600_000_000_000, description="longest delay of a late row or a copy")
+    duplicate_fraction: float = Field(
+        0.0, ge=0.0, le=1.0, description="fraction of rows sent again, unchanged, later"
+    )
+    update_fraction: float = Field(
+        0.0, ge=0.0, le=1.0, description="fraction of rows sent again later with every field halved"
+    )
 
     @field_validator("use_case")
     @classmethod
@@ -126,7 +138,7 @@ class DatasetSpec(Parsed):
     def _instant(cls, value: Any) -> int:
         return parse_instant(value)
 
-    @field_validator("interval", mode="before")
+    @field_validator("interval", "lateness", "max_lateness", mode="before")
     @classmethod
     def _duration(cls, value: Any) -> int:
         return parse_duration(value)
@@ -135,7 +147,7 @@ class DatasetSpec(Parsed):
     def _show_instant(self, value: int) -> str:
         return format_instant(value)
 
-    @field_serializer("interval")
+    @field_serializer("interval", "lateness", "max_lateness")
     def _show_duration(self, value: int) -> str:
         return format_duration(value)
 
@@ -162,12 +174,53 @@ class DatasetSpec(Parsed):
                 f"interval: {format_duration(self.interval)} does not divide the data span "
                 f"{format_duration(span)} into whole epochs (end at {format_instant(whole)} would)"
             )
+        if problems := self._disorder_problems(span):
+            raise ValueError("\n".join(problems))
         if self.rows_total > MAX_ROWS:
             raise ValueError(
                 f"scale: {self.scale:,} × {self.epochs:,} epochs × {len(self.measurements)} "
                 f"measurement(s) = {self.rows_total:,} rows exceeds the limit of {MAX_ROWS:,}"
             )
         return self
+
+    def _disorder_problems(self, span: int) -> list[str]:
+        """Lines of ``<field>: <message>`` for late rows and copies that cannot be generated."""
+        problems = []
+        if self.duplicate_fraction + self.update_fraction > 1:
+            problems.append(
+                f"update_fraction: duplicate_fraction + update_fraction may be at most 1 "
+                f"(got {self.duplicate_fraction} + {self.update_fraction})"
+            )
+        if not self.disordered:
+            return problems
+        if self.lateness <= 0:
+            problems.append("lateness: must be positive when rows arrive late or are copied")
+        if self.max_lateness < self.lateness:
+            problems.append(
+                f"max_lateness: {format_duration(self.max_lateness)} is shorter than the mean "
+                f"lateness {format_duration(self.lateness)}"
+            )
+        if self.max_lateness > span:
+            problems.append(
+                f"max_lateness: {format_duration(self.max_lateness)} is longer than the data span "
+                f"{format_duration(span)}"
+            )
+        if self.ingestion != "interleaved":
+            problems.append(
+                "ingestion: late rows and copies need the interleaved order (a row is late relative "
+                f"to the rows sent in time order; got {self.ingestion})"
+            )
+        return problems
+
+    @property
+    def disordered(self) -> bool:
+        """Whether rows arrive late or are sent more than once (``workload.disorder``)."""
+        return bool(self.late_fraction or self.duplicate_fraction or self.update_fraction)
+
+    @property
+    def copies(self) -> bool:
+        """Whether some rows are sent more than once (what a target keeps of them then matters)."""
+        return bool(self.duplicate_fraction or self.update_fraction)
 
     @property
     def epochs(self) -> int:
@@ -187,5 +240,10 @@ class DatasetSpec(Parsed):
         return self.rows_per_measurement * len(self.measurements)
 
     def dataset_key(self) -> dict[str, Any]:
-        """The fields that determine the data (what the content address hashes)."""
-        return DatasetSpec.model_dump(self, include=set(DatasetSpec.model_fields))
+        """The fields that determine the data (what the content address hashes); without late rows
+        and copies, their fields are left out (so a dataset's address is the one it had before
+        they existed)."""
+        fields = set(DatasetSpec.model_fields)
+        if not self.disordered:
+            fields -= set(DISORDER_FIELDS)
+        return DatasetSpec.model_dump(self, include=fields)

@@ -151,11 +151,11 @@ def breakdowns(query: LogicalQuery, params: list[Any]) -> str:
 IOT_ORACLE: dict[Kind, Callable[[LogicalQuery, list[Any]], str]] = by_kind(globals())
 
 
-def measurement_view(name: str, source: str, entity_key: str) -> str:
-    """``CREATE VIEW <name>_rows``: the measurement's Parquet rows at ``source`` with time as ns
-    ``t`` and its entity's tags (from the view ``entity_tags``; NULL for a nameless row)."""
+def measurement_view(name: str, relation: str, entity_key: str) -> str:
+    """``CREATE VIEW <name>_rows``: the measurement's rows (the DuckDB ``relation``) with time as
+    ns ``t`` and its entity's tags (from the view ``entity_tags``; NULL for a nameless row)."""
     return (
         f"CREATE VIEW {name}_rows AS SELECT epoch_ns(r.time) AS t, r.* EXCLUDE (time), "
-        f"g.* EXCLUDE (\"{entity_key}\") FROM read_parquet('{source}') r "
+        f'g.* EXCLUDE ("{entity_key}") FROM {relation} r '
         f'LEFT JOIN entity_tags g ON g."{entity_key}" = r."{entity_key}"'
     )

@@ -1,5 +1,8 @@
 """The rows a live phase ingests after the history (the loaded dataset): the history's own rows,
-moved later in time by whole days and sent in time order, measurement batches merged by time.
+moved later in time by whole days and sent in time order, measurement batches merged by time. A
+dataset with late rows or copies (``workload.disorder``) is sent in its files' order, the order its
+rows arrive in, and a batch then bounds the rows after it by its measurement's newest time so far
+less the dataset's lateness (``Dataset.lateness_ns``): the frontier waits that much longer.
 
 Cycle ``c`` (1, 2, …) holds every history row moved by ``c × shift``, where ``shift`` is the
 fewest whole days that move the history's start past its end's next UTC midnight: so every live
@@ -23,6 +26,7 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -45,13 +49,14 @@ def live_shift_ns(dataset: Dataset) -> int:
 @dataclass(frozen=True)
 class LiveBatch:
     """One write of the live phase: ``index`` in send order, rows of one measurement whose times
-    span ``[first_ns, last_ns]``."""
+    span ``[first_ns, last_ns]``; no row of its measurement from it on is older than ``floor_ns``."""
 
     index: int
     measurement: str
     batch: pa.RecordBatch
     first_ns: int
     last_ns: int
+    floor_ns: int
 
     @property
     def rows(self) -> int:
@@ -65,6 +70,7 @@ class LiveRows:
     def __init__(self, dataset: Dataset, batch_rows: int, max_rows: int):
         self.dataset, self.batch_rows, self.max_rows = dataset, batch_rows, max_rows
         self.shift_ns = live_shift_ns(dataset)
+        self.in_arrival_order = dataset.copies or dataset.lateness_ns > 0
         self.start_ns = dataset.start_ns + self.shift_ns  # the first instant a live row may have
         self.handed_out = 0
         self._lock = threading.Lock()
@@ -80,39 +86,56 @@ class LiveRows:
             self._next = next(self._batches, None)
             return taken
 
-    def next_first_ns(self) -> int:
-        """The first instant of the stream's next batch (``NEVER`` past its end), also once
+    def next_floor_ns(self) -> int:
+        """No row the stream hands out from now on is older (``NEVER`` past its end), also once
         ``max_rows`` were handed out: the rows from there on were never written."""
         with self._lock:
-            return NEVER if self._next is None else self._next.first_ns
+            return NEVER if self._next is None else self._next.floor_ns
 
     def _all_batches(self) -> Iterator[LiveBatch]:
         index, cycle = 0, 1
         while True:
             streams = [self._moved(m, cycle * self.shift_ns) for m in self.dataset.measurements]
-            for measurement, batch, first, last in heapq.merge(*streams, key=lambda item: item[2]):
-                yield LiveBatch(index, measurement, batch, first, last)
+            for batch in heapq.merge(*streams, key=lambda item: item.floor_ns):
+                yield LiveBatch(
+                    index, batch.measurement, batch.batch, batch.first_ns, batch.last_ns, batch.floor_ns
+                )
                 index += 1
             cycle += 1
 
-    def _moved(self, measurement: str, shift_ns: int) -> Iterator[tuple[str, pa.RecordBatch, int, int]]:
-        """The measurement's history rows in time order, moved by ``shift_ns``, in the dataset's
-        own schema."""
+    def _moved(self, measurement: str, shift_ns: int) -> Iterator[LiveBatch]:
+        """The measurement's history rows in time order (or arrival order), moved by
+        ``shift_ns``, in the dataset's own schema (``index`` not yet set)."""
         schema = pq.read_schema(self.dataset.files(measurement)[0])
         con = bounded_connection()
+        newest = floor = None  # the measurement's newest instant handed out so far; the floor
         try:
-            source = f"read_parquet({sql_literal(self.dataset.glob(measurement))})"
-            reader = con.sql(f"SELECT * FROM {source} ORDER BY time").to_arrow_reader(self.batch_rows)
-            for batch in reader:
+            for batch in self._reader(con, measurement):
                 if batch.num_rows:
-                    yield self._shifted(measurement, schema, batch, shift_ns)
+                    moved = self._shifted(measurement, schema, batch, shift_ns)
+                    bound = moved.first_ns
+                    if self.in_arrival_order and newest is not None:
+                        bound = min(bound, newest - self.dataset.lateness_ns)
+                    floor = bound if floor is None else max(floor, bound)  # both bound what follows
+                    newest = moved.last_ns if newest is None else max(newest, moved.last_ns)
+                    yield LiveBatch(-1, measurement, moved.batch, moved.first_ns, moved.last_ns, floor)
         finally:
             con.close()
 
+    def _reader(self, con: duckdb.DuckDBPyConnection, measurement: str) -> pa.RecordBatchReader:
+        glob = sql_literal(self.dataset.glob(measurement))
+        if not self.in_arrival_order:
+            text = f"SELECT * FROM read_parquet({glob}) ORDER BY time"
+        else:
+            numbered = f"read_parquet({glob}, filename = true, file_row_number = true)"
+            text = (
+                f"SELECT * EXCLUDE (filename, file_row_number) FROM {numbered} "
+                "ORDER BY filename, file_row_number"
+            )
+        return con.sql(text).to_arrow_reader(self.batch_rows)
+
     @staticmethod
-    def _shifted(
-        measurement: str, schema: pa.Schema, batch: pa.RecordBatch, shift_ns: int
-    ) -> tuple[str, pa.RecordBatch, int, int]:
+    def _shifted(measurement: str, schema: pa.Schema, batch: pa.RecordBatch, shift_ns: int) -> LiveBatch:
         table = pa.Table.from_batches([batch]).cast(schema)
         time_index = schema.get_field_index("time")
         nanos = pc.add(table.column(time_index).cast(pa.int64()), shift_ns)
@@ -120,14 +143,15 @@ class LiveRows:
             time_index, schema.field(time_index), nanos.cast(schema.field(time_index).type)
         )
         out = moved.combine_chunks().to_batches()[0]
-        return measurement, out, pc.min(nanos).as_py(), pc.max(nanos).as_py()
+        first, last = pc.min(nanos).as_py(), pc.max(nanos).as_py()
+        return LiveBatch(-1, measurement, out, first, last, first)
 
 
 class Frontier:
     """The live rows handed out to writers, and up to which instant they are all acknowledged:
     every row with a time before ``closed_before()`` was handed out and its write acknowledged.
-    Batches are handed out in order of their first instant, so that instant is the first instant
-    of the oldest batch not yet acknowledged (or of the next one to hand out). ``closed_before``
+    Batches are handed out in order of their floor, so that instant is the first instant of the
+    oldest batch not yet acknowledged, or the floor of the next one to hand out. ``closed_before``
     can also say where that instant stood some seconds ago (a target whose writes become visible
     after their acknowledgement is read only where they have had time to)."""
 
@@ -189,4 +213,4 @@ class Frontier:
 
     def _closed(self) -> int:
         oldest = min(self._pending.values(), default=NEVER)
-        return min(oldest, self.rows.next_first_ns())
+        return min(oldest, self.rows.next_floor_ns())

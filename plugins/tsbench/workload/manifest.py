@@ -46,5 +46,8 @@ class Manifest(Record):
     time_range: TimeRange
     rows: dict[str, int]
     rows_total: int
+    # The most a row's time lies behind the largest time written before it in its measurement's
+    # files, i.e. in the order rows arrive (ns; 0: in time order; None: written before it was kept).
+    lateness_ns: int | None = None
     tags: DataFile
     files: list[DataFile] = Field(default_factory=list)

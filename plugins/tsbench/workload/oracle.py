@@ -12,6 +12,7 @@ from typing import Any
 from tsbench.progress import Progress
 from tsbench.workload.answers import Answer
 from tsbench.workload.iot_oracle import IOT_ORACLE, measurement_view
+from tsbench.workload.kept import Keeps, kept_rows_sql
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.query_types import QUERY_TYPES, Kind
 from tsbench.workload.scan import bounded_connection
@@ -87,17 +88,19 @@ def oracle_sql(query: LogicalQuery) -> tuple[str, list[Any]]:
 
 
 class Oracle:
-    """Answers logical queries over one dataset (anything with a ``glob(measurement)`` method)."""
+    """Answers logical queries over one dataset (anything with a ``glob(measurement)`` method),
+    over the rows a database that ``keeps`` copies so holds (``workload.kept``)."""
 
-    def __init__(self, dataset: Any, threads: int | None = None):
+    def __init__(self, dataset: Any, threads: int | None = None, keeps: Keeps = Keeps.ALL):
         self.connection = bounded_connection()
+        self.keeps = keeps
         if threads:
             self.connection.execute(f"SET threads = {int(threads)}")
         use_case = dataset.use_case
-        source = str(dataset.glob(use_case.queried)).replace("'", "''")
+        source = kept_rows_sql(str(dataset.glob(use_case.queried)), use_case.entity_key, keeps)
         self.connection.execute(
             f'CREATE VIEW rows_ns AS SELECT epoch_ns(time) AS t, "{use_case.entity_key}" AS entity, '
-            f"* EXCLUDE (time) FROM read_parquet('{source}')"
+            f"* EXCLUDE (time) FROM {source}"
         )
         self._measurement_views(dataset)
 
@@ -111,7 +114,7 @@ class Oracle:
         tags = str(dataset.path / "tags.parquet").replace("'", "''")
         self.connection.execute(f"CREATE VIEW entity_tags AS SELECT * FROM read_parquet('{tags}')")
         for measurement in sorted(named - {""}):
-            source = str(dataset.glob(measurement)).replace("'", "''")
+            source = kept_rows_sql(str(dataset.glob(measurement)), use_case.entity_key, self.keeps)
             self.connection.execute(measurement_view(measurement, source, use_case.entity_key))
 
     def answer(self, query: LogicalQuery) -> Answer:

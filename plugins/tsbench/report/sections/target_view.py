@@ -55,6 +55,7 @@ class TargetView:
     rollups: str
     schema_note: str
     row_model_note: str
+    keeps: str
     unsupported: dict[str, str]
     provisioned: bool
 
@@ -84,6 +85,7 @@ def target_view(name: str, body: TargetResult) -> TargetView:
         rollups=caps.rollups,
         schema_note=caps.schema_note,
         row_model_note=caps.row_model_note,
+        keeps=caps.keeps,
         unsupported=dict(caps.unsupported),
         provisioned=body.provision is not None and bool(body.provision.to_json()),
     )

@@ -23,6 +23,7 @@ from tsbench.targets.clickhouse import dialect, iot_dialect
 from tsbench.targets.clickhouse.batches import InsertShaper
 from tsbench.targets.clickhouse.schema import quote_ident, sorting_key, table_ddl
 from tsbench.targets.clickhouse.server import DATABASE, USER, ClickHouseServer
+from tsbench.workload.kept import Keeps
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.usecases import UseCase
 
@@ -165,6 +166,7 @@ class ClickHouseTarget(Target):
     client_packages = ("clickhouse-connect",)
     capabilities: ClassVar[Capabilities] = Capabilities(
         durable=False,
+        keeps=Keeps.ALL,  # a MergeTree keeps every row inserted (no ReplacingMergeTree)
         compression="LZ4 (server default) per column; time column DoubleDelta + LZ4",
         rollups="materialized views and projections (Apache-2): not built by tsbench",
         unsupported={},

@@ -36,6 +36,7 @@ from tsbench.targets.griddb.layout import (
 )
 from tsbench.targets.griddb.server import GridDBServer, tuning_sections
 from tsbench.targets.griddb.shape import shape
+from tsbench.workload.kept import Keeps
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.usecases import CPU, UseCase
 
@@ -111,6 +112,7 @@ class GridDBTarget(Target):
     client_packages = ("jpype1",)
     capabilities: ClassVar[Capabilities] = Capabilities(
         durable=False,
+        keeps=Keeps.LAST,  # TIME_SERIES containers keyed by time: a put replaces the row of its instant
         compression="none (storeCompressionMode NO_COMPRESSION, the CE default)",
         rollups="none (GridDB CE has no materialized views)",
         unsupported={},

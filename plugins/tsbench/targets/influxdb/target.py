@@ -31,6 +31,7 @@ from tsbench.targets.influxdb.rollup_target import InfluxDBRollups
 from tsbench.targets.influxdb.server import DATABASE, TUNING, InfluxDBServer
 from tsbench.targets.influxdb.writer import GZIP_LEVEL, TAG_ORDER, InfluxWriter
 from tsbench.targets.lineprotocol import LineBuilder, LineFormat
+from tsbench.workload.kept import Keeps
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.usecases import UseCase
 
@@ -155,6 +156,7 @@ class InfluxDBTarget(InfluxDBRollups, Target):
     client_packages = ("requests", "httptools")
     capabilities = Capabilities(
         durable=True,  # wal-fsync-delay = 0s: the WAL is fsynced before /write answers 204
+        keeps=Keeps.LAST,  # a point is keyed by series and time: a later write overwrites its fields
         compression="TSM (per-type: delta/simple8b integers, Gorilla XOR floats, snappy strings)",
         rollups="continuous queries (InfluxQL, MIT) into a retention policy of their own",
         builds_rollups=True,
@@ -192,8 +194,6 @@ class InfluxDBTarget(InfluxDBRollups, Target):
     @staticmethod
     def server_recipe() -> type:
         return InfluxDBServer
-
-    # ---- connection helpers --------------------------------------------------------------------
 
     @property
     def url(self) -> str:

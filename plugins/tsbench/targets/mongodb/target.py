@@ -13,6 +13,7 @@ from tsbench.targets.base import Capabilities
 from tsbench.targets.mongodb import dialect
 from tsbench.targets.mongodb.hourly import HourlyLayout
 from tsbench.targets.mongodb.target_base import MongoTarget
+from tsbench.workload.kept import Keeps
 from tsbench.workload.queries import LogicalQuery
 
 
@@ -24,6 +25,7 @@ class MongoHourlyTarget(MongoTarget):
     layout_type = HourlyLayout
     capabilities: ClassVar[Capabilities] = Capabilities(
         durable=True,
+        keeps=Keeps.DISTINCT,  # events are added with $addToSet: an identical event is skipped
         compression="WiredTiger snappy block compression (collections), prefix compression (indexes)",
         rollups="on-demand materialized views ($merge): not built by tsbench",
         unsupported={},

@@ -13,6 +13,7 @@ from tsbench.targets.base import Capabilities
 from tsbench.targets.mongodb.target_base import MongoTarget
 from tsbench.targets.mongodb_naive import dialect
 from tsbench.targets.mongodb_naive.events import EventLayout
+from tsbench.workload.kept import Keeps
 from tsbench.workload.queries import LogicalQuery
 
 
@@ -24,6 +25,7 @@ class MongoNaiveTarget(MongoTarget):
     layout_type = EventLayout
     capabilities: ClassVar[Capabilities] = Capabilities(
         durable=True,
+        keeps=Keeps.ALL,  # a time series collection stores every document inserted
         compression="time-series buckets: column-compressed (BSONColumn) + WiredTiger snappy",
         rollups="on-demand materialized views ($merge): not built by tsbench",
         unsupported={},

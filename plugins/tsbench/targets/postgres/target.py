@@ -34,6 +34,7 @@ from tsbench.targets.pgwire import PgWireSession
 from tsbench.targets.postgres import encode
 from tsbench.targets.postgres.dialect import SqlDialect, instant
 from tsbench.targets.postgres.server import DATABASE, SUPERUSER, TUNING, PostgresRecipe
+from tsbench.workload.kept import Keeps
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.usecases import Measurement, UseCase
 
@@ -146,6 +147,7 @@ class PostgresTarget(Target):
     client_packages = ("psycopg",)
     capabilities = Capabilities(
         durable=True,
+        keeps=Keeps.ALL,  # a heap table without a unique index: every row sent is a row
         compression="none (heap tables; TOAST compresses only values over ~2 kB, none here)",
         rollups="materialized views (refreshed whole, PostgreSQL licence): not built by tsbench",
         unsupported={},

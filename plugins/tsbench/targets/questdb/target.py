@@ -37,6 +37,7 @@ from tsbench.targets.questdb import dialect, iot_dialect, rollup
 from tsbench.targets.questdb.rest import QuestDBRestSession
 from tsbench.targets.questdb.rollup_target import QuestDBRollups
 from tsbench.targets.questdb.server import QuestDBServer
+from tsbench.workload.kept import Keeps
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.usecases import INT, Measurement, UseCase
 
@@ -160,6 +161,7 @@ class QuestDBTarget(QuestDBRollups, Target):
     client_packages = ("psycopg", "httptools")
     capabilities: ClassVar[Capabilities] = Capabilities(
         durable=False,
+        keeps=Keeps.LAST if DEDUP else Keeps.ALL,  # DEDUP UPSERT KEYS replace the row of a key; else append
         compression="none (native column files; ZFS/Parquet compression not used)",
         rollups=(
             "materialized views (Apache-2): a 1-minute view of cpu (SAMPLE BY 1m; max, sum, count per "

@@ -14,6 +14,7 @@ from tsbench.targets.postgres.dialect import SqlDialect
 from tsbench.targets.postgres.target import TAGS_TABLE, WAL_COUNTED, PostgresTarget
 from tsbench.targets.timescaledb.dialect import TimescaleDialect
 from tsbench.targets.timescaledb.server import TimescaleRecipe
+from tsbench.workload.kept import Keeps
 from tsbench.workload.usecases import Measurement
 
 CHUNK_INTERVAL = "12 hours"
@@ -26,6 +27,7 @@ class TimescaleTarget(PostgresTarget):
     client_packages = ("psycopg",)
     capabilities = Capabilities(
         durable=True,
+        keeps=Keeps.ALL,  # a hypertable without a unique index: every row sent is a row
         compression=(
             "none: the Apache-2 edition has no native (columnar) compression, a TSL feature; "
             "chunks are plain heap tables"
