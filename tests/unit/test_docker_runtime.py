@@ -10,6 +10,7 @@ import os
 import stat
 import tarfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from docker.types import Ulimit
@@ -277,3 +278,21 @@ def test_built_from_the_run_specs_docker_options(tmp_path: Path) -> None:
     assert runtime.secret_source("TSBENCH_INFLUXDB_TOKEN") == "t0k"
     spec = RunSpec.parse(targets=["influxdb"], runtime="docker", docker={"flavours": {"influxdb": "2.7"}})
     assert isinstance(runtime_for(spec), DockerRuntime) and runtime_for(spec).flavours == {"influxdb": "2.7"}
+
+
+def test_runtime_options_give_the_docker_runtime_its_client_factory() -> None:
+    from tsbench.runtimes.select import RuntimeOptions, runtime_for
+    from tsbench.spec import RunSpec
+
+    asked: list[str | None] = []
+
+    def client() -> None:
+        raise AssertionError("not called: building the runtime makes no client")
+
+    def factory(base_url: str | None) -> Any:
+        asked.append(base_url)
+        return client
+
+    spec = RunSpec.parse(targets=["influxdb"], runtime="docker", docker={"base_url": NOWHERE})
+    runtime = runtime_for(spec, options=RuntimeOptions(docker_client_factory=factory))
+    assert isinstance(runtime, DockerRuntime) and runtime.client_factory is client and asked == [NOWHERE]

@@ -18,10 +18,13 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pendulum
 from airflow.sdk import get_current_context
+
+if TYPE_CHECKING:  # at run time imported inside the task that uses it, as the rest of the core
+    from tsbench.runtimes.select import RuntimeOptions
 
 log = logging.getLogger("tsbench.airflow")
 RETRY_OWN_HOLDER_S = 2  # in-process test loop: the next try while this process holds the lease
@@ -31,13 +34,14 @@ def verbose() -> None:
     logging.getLogger("tsbench").setLevel(logging.INFO)
 
 
-def _runtime_options() -> dict[str, Any]:
-    """``runtime_for``'s keyword arguments from Airflow: credentials from connections, the Docker
-    client."""
+def _runtime_options() -> RuntimeOptions:
+    """What Airflow gives a branch's runtime (``runtime_for``): credentials from connections, the
+    Docker client."""
     from tsbench.airflow.connections import runtime_environment
     from tsbench.airflow.docker_client import docker_client_factory
+    from tsbench.runtimes.select import RuntimeOptions
 
-    return {"environment": runtime_environment, "docker_client_factory": docker_client_factory}
+    return RuntimeOptions(environment=runtime_environment, docker_client_factory=docker_client_factory)
 
 
 def _item(item: dict[str, Any]) -> Any:

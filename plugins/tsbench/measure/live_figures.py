@@ -48,39 +48,43 @@ def encoded(histogram: HdrHistogram) -> str:
     return histogram.encode().decode() if histogram.get_total_count() else ""
 
 
-def figures(part: Histograms, offered: int, seconds: float, wall_s: float) -> dict[str, Any]:
-    return {
-        "offered": offered,
-        "completed": part.completed,
-        "errors": part.errors,
-        "unsent": part.unsent,
-        "seconds": wall_s,
-        "offered_per_s": offered / seconds if seconds else 0.0,
-        "achieved_per_s": part.completed / wall_s if wall_s else 0.0,
-        "latency_ms": latency(part.latency),
-        "service_ms": latency(part.service),
-        "lag_ms": latency(part.lag),
-        "histogram": encoded(part.latency),
-        "timeline": timeline(part),
-    }
+def figures(part: Histograms, offered: int, seconds: float, wall_s: float) -> live.OpenLoopFigures:
+    """One open-loop stream's record: ``offered`` arrivals scheduled over ``seconds``, ``part`` what
+    was done of them in ``wall_s`` (a rate over 0 s is 0)."""
+    return live.OpenLoopFigures(
+        offered=offered,
+        completed=part.completed,
+        errors=part.errors,
+        unsent=part.unsent,
+        seconds=wall_s,
+        offered_per_s=offered / seconds if seconds else 0.0,
+        achieved_per_s=part.completed / wall_s if wall_s else 0.0,
+        latency_ms=latency(part.latency),
+        service_ms=latency(part.service),
+        lag_ms=latency(part.lag),
+        histogram=encoded(part.latency),
+        timeline=timeline(part),
+    )
 
 
 def per_type(result: OpenLoopResult | None, mix: LiveMix, seconds: float) -> dict[str, live.OpenLoopFigures]:
+    """Each query type's stream (none without ``result``; all of it as the mix's first type when it
+    has no keys), the offered arrivals split evenly between the types."""
     if result is None:
         return {}
     offered = round(result.offered / len(mix.types))
     parts = result.by_key or {mix.types[0]: whole(result)}
-    return {
-        qtype: live.OpenLoopFigures(**figures(part, offered, seconds, result.wall_s))
-        for qtype, part in parts.items()
-    }
+    return {qtype: figures(part, offered, seconds, result.wall_s) for qtype, part in parts.items()}
 
 
 def ingest_figures(
     result: OpenLoopResult, seconds: float, batch_rows: int, workers: int, rows_per_s: float, written: int
 ) -> live.IngestFigures:
+    """The ingest stream's record: its open-loop figures (``figures``, one arrival a batch) and the
+    rows offered and written."""
+    stream = figures(whole(result), result.offered, seconds, result.wall_s)
     return live.IngestFigures(
-        **figures(whole(result), result.offered, seconds, result.wall_s),
+        **dict(stream),  # every OpenLoopFigures field, nested records as they are (not dumped)
         batch_rows=batch_rows,
         workers=workers,
         offered_rows_per_s=rows_per_s,

@@ -18,8 +18,10 @@ import io
 import math
 import re
 from collections.abc import Mapping, Sequence
+from typing import Literal
 
 import matplotlib
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
@@ -116,6 +118,29 @@ def _style(ax: object, axis: str = "y") -> None:
         ax.spines[side].set_visible(False)  # type: ignore[attr-defined]
 
 
+def _finished(
+    fig: Figure,
+    ax: Axes,
+    key: str,
+    *,
+    title: str | None = None,
+    legend: Literal["right", "above"] | None = "right",
+    columns: int = 1,
+    grid: Literal["x", "y"] = "y",
+) -> str:
+    """The tail every chart shares, called inside its ``rc_context``: ``title`` left above the axes
+    (None: none), the legend right of the axes or ``above`` them in ``columns`` (None: none), the
+    grid along ``grid``, then the figure as SVG (``_svg``)."""
+    if title is not None:
+        ax.set_title(title, loc="left", color=INK)
+    if legend == "right":
+        ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    elif legend == "above":
+        ax.legend(ncols=columns, frameon=False, loc="lower left", bbox_to_anchor=(0, 1.0))
+    _style(ax, grid)
+    return _svg(fig, key)
+
+
 def bar_chart(
     key: str,
     labels: Sequence[str],
@@ -145,8 +170,7 @@ def bar_chart(
         ax.set_xlim(0, top * 1.18)
         ax.xaxis.set_major_formatter(FuncFormatter(_human))
         ax.set_xlabel(unit)
-        _style(ax, "x")
-        return _svg(fig, key)
+        return _finished(fig, ax, key, legend=None, grid="x")
 
 
 def grouped_bars(
@@ -193,9 +217,7 @@ def grouped_bars(
             ax.set_xticks(range(len(groups)), list(groups))
         ax.set_xlim(-0.6, len(groups) - 0.4)
         ax.set_ylabel(unit + (" (log scale)" if log else ""))
-        ax.legend(ncols=min(count, 4), frameon=False, loc="lower left", bbox_to_anchor=(0, 1.0))
-        _style(ax)
-        return _svg(fig, key)
+        return _finished(fig, ax, key, legend="above", columns=min(count, 4))
 
 
 def trend_chart(
@@ -225,10 +247,7 @@ def trend_chart(
         ax.set_ylim(bottom=0)
         ax.yaxis.set_major_formatter(FuncFormatter(_human))
         ax.set_ylabel(unit)
-        ax.set_title(title, loc="left", color=INK)
-        ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-        _style(ax)
-        return _svg(fig, key)
+        return _finished(fig, ax, key, title=title)
 
 
 def sweep_chart(
@@ -271,10 +290,7 @@ def sweep_chart(
         ax.yaxis.set_major_formatter(FuncFormatter(_human))
         ax.set_xlabel(xlabel + (" (log scale)" if log_x else ""))
         ax.set_ylabel(unit)
-        ax.set_title(title, loc="left", color=INK)
-        ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-        _style(ax)
-        return _svg(fig, key)
+        return _finished(fig, ax, key, title=title)
 
 
 PERCENTILES_SHOWN = (50.0, 90.0, 99.0, 99.9, 99.99, 100.0)
@@ -314,10 +330,7 @@ def percentile_chart(
         ax.xaxis.set_minor_formatter(NullFormatter())
         ax.yaxis.set_major_formatter(FuncFormatter(_human))
         ax.set_ylabel("ms")
-        ax.set_title(title, loc="left", color=INK)
-        ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-        _style(ax)
-        return _svg(fig, key)
+        return _finished(fig, ax, key, title=title)
 
 
 def timeline_chart(
@@ -343,7 +356,4 @@ def timeline_chart(
         ax.yaxis.set_major_formatter(FuncFormatter(_human))
         ax.set_xlabel("seconds into the phase")
         ax.set_ylabel(unit)
-        ax.set_title(title, loc="left", color=INK)
-        ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-        _style(ax)
-        return _svg(fig, key)
+        return _finished(fig, ax, key, title=title)

@@ -12,10 +12,9 @@ reason) before it is raised, so the report shows it and the other branches go on
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -28,7 +27,7 @@ from tsbench.run.lease import Holder, HostLeases, MachineLease, Waiting, describ
 from tsbench.run.phases import ACQUIRE_RECORD, PHASE_NAMES, step_name
 from tsbench.run.pipeline import Step
 from tsbench.runtimes.base import Runtime
-from tsbench.runtimes.select import host_lease_keys
+from tsbench.runtimes.select import RuntimeOptions, host_lease_keys
 
 log = logging.getLogger("tsbench.run")
 # How a branch waits for its lease: given the leases, the owner and a reporter of the wait, the
@@ -78,7 +77,7 @@ class BranchRun:
         folder: Path,
         item: BranchItem,
         runtime: Runtime | None = None,
-        runtime_options: Mapping[str, Any] | None = None,
+        runtime_options: RuntimeOptions | None = None,
         process_bound: bool = False,
     ):
         self.item = item
@@ -163,8 +162,10 @@ class BranchRun:
 
 
 @contextmanager
-def opened_branch(item: BranchItem, phases: tuple[str, ...] = (), **options: Any) -> Iterator[BranchRun]:
+def opened_branch(
+    item: BranchItem, phases: tuple[str, ...] = (), runtime_options: RuntimeOptions | None = None
+) -> Iterator[BranchRun]:
     """The branch over the part of its run folder a step running ``phases`` opens (local, or the
-    run store's scratch copy pushed back at the end)."""
+    run store's scratch copy pushed back at the end), its runtime built with ``runtime_options``."""
     with RunFolder.opened(item.folder, part=item.part(phases)) as folder:
-        yield BranchRun(folder.path, item, **options)
+        yield BranchRun(folder.path, item, runtime_options=runtime_options)

@@ -23,9 +23,8 @@ phase, naming the point that failed (they cannot be measured on without it).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from tsbench.results.folder import TARGETS, is_answers_file
 from tsbench.results.record import Record
@@ -33,6 +32,7 @@ from tsbench.results.workspace import Part
 from tsbench.run.phases import BY_NAME, SHARED_KEY, reads_answers
 from tsbench.run.target_phases import TargetPhases
 from tsbench.runtimes.base import Runtime
+from tsbench.runtimes.select import RuntimeOptions
 
 
 def branch_part(points: Sequence[str], target: str, phases: Sequence[str]) -> Part:
@@ -57,7 +57,7 @@ class GroupPhases:
         run_dirs: Sequence[Path],
         name: str,
         runtime: Runtime | None = None,
-        runtime_options: Mapping[str, Any] | None = None,
+        runtime_options: RuntimeOptions | None = None,
     ):
         if not run_dirs:
             raise ValueError("a server group needs at least one point")

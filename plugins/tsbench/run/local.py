@@ -9,7 +9,7 @@ anyway; the verdict comes last.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from tsbench.run.comparison import PlannedPoint, branch_label, point_dir, read_p
 from tsbench.run.pipeline import ComparisonFailed, Publication, Step, plan_run, steps
 from tsbench.run.point_setup import prepare_dataset, prepare_oracle
 from tsbench.runtimes.base import Runtime
+from tsbench.runtimes.select import RuntimeOptions
 from tsbench.studies import Study
 from tsbench.sweep.plan import SweepLimits
 
@@ -35,7 +36,7 @@ class LocalRun:
     folder: Path
     dataset_cache: Path | None = None
     runtime: Runtime | None = None
-    runtime_options: Mapping[str, Any] = field(default_factory=dict)
+    runtime_options: RuntimeOptions | None = None
     publication: Publication = field(default_factory=Publication)
     limits: SweepLimits | None = None  # a sweep's limits (None: SweepLimits())
     study: Study | None = None  # the study, when the run is one (``tsbench study``)

@@ -25,7 +25,7 @@ from tsbench.run.live_phase import live as live_phase
 from tsbench.run.phases import ERROR_RECORD, PHASE_NAMES
 from tsbench.run.point_setup import new_run_id, prepare_run
 from tsbench.runtimes.base import Runtime, Server
-from tsbench.runtimes.select import runtime_for
+from tsbench.runtimes.select import RuntimeOptions, runtime_for
 from tsbench.spec import RunSpec
 from tsbench.targets.base import Target, TargetError
 from tsbench.targets.registry import load_target
@@ -49,7 +49,7 @@ class TargetPhases:
         run_dir: Path,
         name: str,
         runtime: Runtime | None = None,
-        runtime_options: Mapping[str, Any] | None = None,
+        runtime_options: RuntimeOptions | None = None,
     ):
         """Without ``runtime``, the spec's runtime is built by ``runtime_for`` with
         ``runtime_options`` (credentials for its tools, an engine client factory)."""
@@ -62,7 +62,7 @@ class TargetPhases:
         self.run = self.point.read_run()
         self.spec = RunSpec.parse(**self.run.spec)
         self.runtime = runtime or runtime_for(
-            self.spec, run=self.run.run_id, handoff=self.dir, **(runtime_options or {})
+            self.spec, options=runtime_options, run=self.run.run_id, handoff=self.dir
         )
         # Unique per comparison; the points of one server group (see tsbench.run.group) share it.
         group = (self.run.point.server_group if self.run.point else "") or run_dir.name

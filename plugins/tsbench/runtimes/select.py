@@ -6,6 +6,7 @@ Heavy or optional dependencies (the Docker SDK, Terraform) are imported only for
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -22,33 +23,43 @@ class RuntimeChoice(Protocol):
     docker: DockerOptions
 
 
+@dataclass(frozen=True)
+class RuntimeOptions:
+    """What the process running a branch gives its runtime beyond the spec (the command line: nothing;
+    the Airflow glue: both). ``environment()`` gives credentials for the runtime's tools (e.g. AWS
+    keys for Terraform), looked up only by a runtime that runs such tools;
+    ``docker_client_factory(base_url)`` gives the Docker runtime its engine client (the Airflow glue
+    passes one built on the Docker provider's hook)."""
+
+    environment: Callable[[], Mapping[str, str]] | None = None
+    docker_client_factory: Callable[[str | None], Callable[[], Any]] | None = None
+
+
 def runtime_for(
     spec: RuntimeChoice,
     log_line: Callable[[str], None] | None = None,
-    environment: Callable[[], Mapping[str, str]] | None = None,
-    docker_client_factory: Callable[[str | None], Callable[[], Any]] | None = None,
+    options: RuntimeOptions | None = None,
     run: str | None = None,
     handoff: Path | None = None,
 ) -> Runtime:
-    """``environment()`` gives credentials for the runtime's tools (e.g. AWS keys for Terraform), looked
-    up only by a runtime that runs such tools;
-    ``docker_client_factory(base_url)`` gives the Docker runtime its engine client (the Airflow glue
-    passes one built on the Docker provider's hook); ``run`` labels what the runtime creates;
-    ``handoff`` (a target's run folder) carries a local or cloud instance's record to the branch's
-    later tasks."""
+    """The spec's runtime, given ``options`` (None: none, ``RuntimeOptions()``); ``run`` labels what
+    the runtime creates; ``handoff`` (a target's run folder) carries a local or cloud instance's
+    record to the branch's later tasks."""
+    given = options or RuntimeOptions()
     if spec.runtime == "aws":
         from tsbench.runtimes.aws import AwsRuntime
 
         return AwsRuntime(
             spec.aws,
             log_line=log_line,
-            environment=environment() if environment else None,
+            environment=given.environment() if given.environment else None,
             handoff=handoff,
         )
     if spec.runtime == "docker":
         from tsbench.runtimes.docker import DockerRuntime
 
-        factory = docker_client_factory(spec.docker.base_url) if docker_client_factory else None
+        make_client = given.docker_client_factory
+        factory = make_client(spec.docker.base_url) if make_client else None
         return DockerRuntime.from_options(spec.docker, client_factory=factory, run=run, handoff=handoff)
     from tsbench.runtimes.local import LocalRuntime
 
