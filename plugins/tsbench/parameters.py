@@ -48,13 +48,13 @@ class Parameter:
         """e.g. ``1 … 256`` or ``≥ 0, < 2^63``; empty without limits."""
         parts = []
         if self.minimum is not None and self.maximum is not None:
-            return f"{_number(self.minimum)} … {_number(self.maximum)}"
+            return f"{limit_text(self.minimum)} … {limit_text(self.maximum)}"
         if self.minimum is not None:
-            parts.append(f"≥ {_number(self.minimum)}")
+            parts.append(f"≥ {limit_text(self.minimum)}")
         if self.maximum is not None:
-            parts.append(f"≤ {_number(self.maximum)}")
+            parts.append(f"≤ {limit_text(self.maximum)}")
         if self.below is not None:
-            parts.append(f"< {_number(self.below)}")
+            parts.append(f"< {limit_text(self.below)}")
         return ", ".join(parts)
 
     def description(self) -> str:
@@ -67,7 +67,8 @@ class Parameter:
         return text
 
 
-def _number(value: float) -> str:
+def limit_text(value: float) -> str:
+    """A limit as the forms and flags state it: integral values with thousands separators."""
     if value == 2**63:
         return "2^63"
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:g}"

@@ -182,6 +182,12 @@ class RunSpec(QuerySetSpec):
         "while query clients read the windows it has closed, both open-loop; then the same queries "
         "without ingest. 0: no live phase",
     )
+    live_only: bool = Field(
+        False,
+        description="the live phase alone queries: the history is loaded once and no closed-loop "
+        "query passes run (no cold restart, no cold or hot pass), e.g. a query-concurrency sweep of "
+        "query_rate or query_workers on loaded data",
+    )
     live_rate: str = Field(
         "0.5x",
         description="the live ingest's offered rate: rows/s (e.g. 1000), or a fraction of the rate the "
@@ -262,9 +268,29 @@ class RunSpec(QuerySetSpec):
             problems.append(f"query_rate_ramp: rates must be > 0 and ascending (got {ramp})")
         if (ramp or self.slo_p99_ms) and not self.live_seconds:
             problems.append("query_rate_ramp: the ramp runs in the live phase; give live_seconds")
+        problems += self._live_only_problems()
         if problems:
             raise ValueError("\n".join(problems))
         return self
+
+    def _live_only_problems(self) -> list[str]:
+        """Lines of ``<field>: <message>`` for a live-only run that could not run."""
+        if not self.live_only:
+            return []
+        problems = []
+        if not self.live_seconds:
+            problems.append("live_seconds: a live-only run needs a live phase (live_seconds > 0)")
+        if not self.queries_per_type or not (self.query_rate or self.query_rate_ramp):
+            problems.append(
+                "query_rate: a live-only run needs live queries (query_rate or a ramp, and queries)"
+            )
+        if self.trials > 1:
+            problems.append(f"trials: a live-only run loads the history once (got {self.trials})")
+        if self.rollup_after_load:
+            problems.append(
+                "rollup_after_load: its passes follow the query passes, which a live-only run skips"
+            )
+        return problems
 
     @field_validator("targets")
     @classmethod

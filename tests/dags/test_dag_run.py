@@ -208,3 +208,22 @@ def test_a_branch_that_never_gets_the_machine_is_reported_with_phase_and_reason(
     assert "MachineBusy" in body["error"] and f"held by {holder}" in body["error"], body["error"]
     html = (folder / "report" / "report.html").read_text()
     assert "failed in acquire_machine" in html
+
+
+def test_a_live_phase_runs_as_its_own_dag_task(dagbag, pipeline_env: dict) -> None:
+    """The live phase through the DAG (``benchmark.live``, between the queries and the teardown):
+    its record collected, validated by the live suite, and drawn in the published report."""
+    conf = {**TINY, "targets": ["postgres"], "live_seconds": 3, "live_rate": ["2000"], "query_rate": [5]}
+    conf["query_types"] = ["single-groupby-1-1-1", "cpu-max-all-1"]
+    run = dagbag.get_dag("tsbench_comparison").test(run_conf=conf)
+    assert run.state == "success"
+    states = {ti.task_id: ti.state for ti in run.get_task_instances()}
+    assert states["benchmark.live"] == "success"
+    folder = _only_run(pipeline_env["out"])
+    live = read_json(folder / "comparison.json")["results"]["10"]["targets"]["postgres"]["live"]
+    assert live["ingest"]["rows_written"] > 0 and live["ingest"]["errors"] == 0
+    assert sum(t["checked"] for t in live["queries"].values()) > 0
+    validation = read_json(folder / "validation.json")
+    assert validation["success"], validation["critical_failed"]
+    assert any(s["name"].endswith("live") and s["results"] for s in validation["suites"])
+    assert "Live: ingest and queries at once" in (folder / "report" / "report.html").read_text()

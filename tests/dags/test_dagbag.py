@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from tsbench.parameters import limit_text
+
 ROOT = Path(__file__).resolve().parents[2]
 # The branch's tasks (tsbench.run.phases): prepare and settle run inside the load task, the cache reset
 # opens the queries task.
@@ -262,7 +264,7 @@ def test_params_form_is_runspecs_schema(dagbag) -> None:
             assert form["type"] in (kinds[0] if len(kinds) == 1 else kinds, "object"), name
             for key in ("minimum", "maximum"):
                 if key in limits:
-                    assert f"{limits[key]:,}" in param.description, (name, param.description)
+                    assert limit_text(limits[key]) in param.description, (name, param.description)
     scale = schema["scale"]
     scales = dagbag.get_dag("tsbench_comparison").params.get_param("scales")
     assert f"each {scale['minimum']} … {scale['maximum']:,}" in scales.description

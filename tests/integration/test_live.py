@@ -18,7 +18,7 @@ from tsbench.measure.live import LiveSettings, run_live
 from tsbench.report.render import read_inputs, render_document
 from tsbench.results.folder import TargetFolder
 from tsbench.results.live_records import LivePhase
-from tsbench.results.phase_records import LoadPhase, PhaseError
+from tsbench.results.phase_records import CacheReset, LoadPhase, PhaseError, QueriesPhase
 from tsbench.run.collect import collect
 from tsbench.run.comparison import parse_comparison, scale_dir
 from tsbench.run.point_setup import prepare_run
@@ -26,6 +26,7 @@ from tsbench.run.target_phases import TargetPhases
 from tsbench.runtimes.local import LocalRuntime
 from tsbench.targets.base import Target
 from tsbench.timeutil import parse_instant
+from tsbench.validation import validate_run
 from tsbench.workload.dataset import Dataset
 from tsbench.workload.live_queries import LiveMix
 from tsbench.workload.live_rows import Frontier, LiveRows
@@ -271,3 +272,32 @@ def test_the_ramp_finds_the_highest_rate_within_the_slo(serve, small_dataset: Da
     first_miss = next((i for i, s in enumerate(lenient.ramp) if not s.within_slo), len(held))
     assert lenient.sustained_queries_per_s == (held[first_miss - 1] if first_miss else None)
     assert not any(s.within_slo for s in strict.ramp) and strict.sustained_queries_per_s is None
+
+
+def test_a_live_only_run_queries_only_live_and_its_answers_are_validated(
+    runtime: LocalRuntime, tmp_path: Path, dataset_cache: Path
+) -> None:
+    """live_only: the history is loaded once, no cold restart and no closed-loop pass, the live
+    phase alone queries; the live suite validates its answers (and fails on a wrong one)."""
+    plan = {**LIVE_RUN, "scales": [10], "targets": ["postgres"], "live_only": True, "query_rate": 8}
+    spec = parse_comparison(plan)[0]
+    run_dir = scale_dir(tmp_path / "live-only", 10)
+    prepare_run(spec, run_dir, dataset_cache)
+    assert TargetPhases(run_dir, "postgres", runtime).run_all()
+    folder = TargetFolder(run_dir / "targets" / "postgres", "postgres")
+    queries, reset = folder.read(QueriesPhase), folder.read(CacheReset)
+    assert queries is not None and queries.skipped and not queries.cold and not queries.hot
+    assert reset is not None and not reset.restarted and "live-only" in reset.note
+    live = folder.read(LivePhase)
+    assert live is not None and sum(q.checked for q in live.queries.values()) > 0
+    collect(run_dir)
+    outcome = validate_run(run_dir, [])
+    assert outcome.success, outcome.critical_failed
+    html = render_document(read_inputs(run_dir))
+    assert "Live: ingest and queries at once" in html and "live-only" in html
+    wrong = {t: q.model_copy(update={"mismatches": 1}) for t, q in live.queries.items()}
+    folder.write(live.model_copy(update={"queries": wrong}))
+    collect(run_dir)
+    outcome = validate_run(run_dir, [])
+    assert not outcome.success
+    assert any("postgres: live answers agree with the oracle" in item for item in outcome.critical_failed)

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tsbench.parameters import limit_text
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -92,9 +94,7 @@ def test_run_flags_are_runspecs_schema() -> None:
         assert action.default is None, name  # left out → the spec's own default
         for key in ("minimum", "maximum"):
             if key in limits:
-                value = limits[key]
-                shown = f"{value:,.0f}" if float(value).is_integer() else f"{value:g}"
-                assert shown in action.help, (name, action.help)
+                assert limit_text(limits[key]) in action.help, (name, action.help)
         if "default" in body and body["default"] not in (None, []) and not isinstance(body["default"], dict):
             assert f"(default: {body['default']})" in action.help.replace("[", "").replace("]", ""), name
     scale = schema["scale"]

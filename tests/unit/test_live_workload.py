@@ -3,6 +3,8 @@ of acknowledged rows, the twins of windowed queries and the answers moved back."
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from tsbench.spec import DatasetSpec
@@ -129,3 +131,23 @@ def test_a_twin_answer_moved_back_equals_the_history_answer(tiny: Dataset) -> No
 def test_an_answer_without_instants_is_unchanged() -> None:
     answer = Answer(["max_usage_user"], [(1.5,)], [])
     assert unshifted(answer, NS_PER_HOUR).rows == [(1.5,)]
+
+
+def test_a_row_seen_confirms_every_batch_acknowledged_before_it(tiny: Dataset) -> None:
+    rows = LiveRows(tiny, batch_rows=50, max_rows=400)
+    frontier = Frontier(rows)
+    assert frontier.visible_before() == rows.start_ns  # only the history before any read
+    first, second, third = frontier.take(), frontier.take(), frontier.take()
+    frontier.acknowledged(first)
+    frontier.acknowledged(second)
+    seen_at = time.perf_counter()  # the second batch's row is seen: acknowledged before this
+    closed_then = frontier.closed_before()
+    frontier.acknowledged(third)
+    assert frontier.visible_before() == rows.start_ns
+    frontier.confirm_visible(seen_at)
+    assert frontier.visible_before() == closed_then == third.first_ns
+    assert frontier.visible_before() <= frontier.closed_before()  # the third is not yet seen
+    frontier.confirm_visible(seen_at - 60)  # an older confirmation never moves it back
+    assert frontier.visible_before() == closed_then
+    frontier.confirm_all_visible()  # flushed
+    assert frontier.visible_before() == frontier.closed_before()

@@ -183,8 +183,8 @@ def test_good_run_passes_every_suite(dataset: Dataset, tmp_path: Path) -> None:
     outcome = validate_run(run_dir, []).to_json()
     assert outcome["success"] is True, outcome["critical_failed"]
     assert outcome["critical_failed"] == [] and outcome["warnings"] == []
-    assert [s["name"] for s in outcome["suites"]] == ["dataset", "load", "queries", "history"]
-    assert [s["critical"] for s in outcome["suites"]] == [True, True, True, False]
+    assert [s["name"] for s in outcome["suites"]] == ["dataset", "load", "queries", "live", "history"]
+    assert [s["critical"] for s in outcome["suites"]] == [True, True, True, True, False]
     for suite in outcome["suites"][:3]:
         assert suite["success"] and suite["status"] == "passed" and suite["results"]
         for item in suite["results"]:
@@ -669,10 +669,11 @@ def test_comparison_is_validated_scale_by_scale(
         "scale 6: load: beta: rows in the database = rows in the dataset, per measurement"
     ]
     assert outcome["scales"]["4"]["success"] and not outcome["scales"]["6"]["success"]
-    assert [s["name"] for s in outcome["suites"]][:4] == [
+    assert [s["name"] for s in outcome["suites"]][:5] == [
         "scale 4: dataset",
         "scale 4: load",
         "scale 4: queries",
+        "scale 4: live",
         "scale 4: history",
     ]
     assert read_json(folder / "validation.json") == outcome

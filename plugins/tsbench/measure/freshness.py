@@ -5,10 +5,11 @@ measurement and at once reads that batch's last row back by its entity and exact
 ``ycsb-read`` query type, rendered by the target like any query), every ``POLL_S`` until the row is
 there. Freshness is the time from the batch's acknowledgement to the first read that returned it:
 its resolution is the poll interval plus one read. A row not seen within ``GIVE_UP_S`` counts as
-not visible. The live queries read only windows closed ``margin_s()`` ago: twice the longest
-freshness seen so far (a target whose writes become visible after their acknowledgement would
-otherwise be read where they are not yet). Use cases without a type that reads one entity's row
-at an instant (iot) are not probed, and the record says so.
+not visible. A row seen confirms its batch, and every batch acknowledged before it, visible
+(``Frontier.confirm_visible``): the live queries read only windows so confirmed (a target whose
+writes become visible after their acknowledgement would otherwise be read where they are not yet).
+Use cases without a type that reads one entity's row at an instant (iot) are not probed, and the
+record says so; their queries read windows closed ``UNPROBED_MARGIN_S`` ago.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+import pyarrow.compute as pc
 from hdrh.histogram import HdrHistogram
 
 from tsbench.measure.open_loop import LOWEST_US, new_histogram
@@ -30,7 +32,6 @@ PROBE_TYPE = "ycsb-read"
 EVERY_S = 0.5
 POLL_S = 0.005
 GIVE_UP_S = 10.0
-MIN_MARGIN_S = 0.1
 UNPROBED_MARGIN_S = 1.0
 
 
@@ -87,18 +88,18 @@ class FreshnessProbe:
         finally:
             session.close()
 
-    def margin_s(self) -> float:
-        """How long after its acknowledgement a row can be taken to be visible: twice the longest
-        freshness seen so far, at least ``MIN_MARGIN_S``; ``UNPROBED_MARGIN_S`` before any probe
-        (or when none can run)."""
-        seen = self.result.histogram.get_total_count()
-        if not seen:
-            return UNPROBED_MARGIN_S
-        return max(MIN_MARGIN_S, 2 * self.result.histogram.get_max_value() / 1e6)
+    def visible_before(self) -> int:
+        """Where the live queries may read up to: the windows a probe confirmed visible, or (when
+        no probe can run) those closed ``UNPROBED_MARGIN_S`` ago."""
+        if self.result.not_probed:
+            return self.frontier.closed_before(UNPROBED_MARGIN_S)
+        return self.frontier.visible_before()
 
     def _query(self, rows: object, index: int) -> LogicalQuery:
+        """The batch's newest row (never a late row or a copy, whose older version a database
+        keeping the last write would already show)."""
         entity = self.use_case.entity_key
-        last = rows.num_rows - 1  # type: ignore[attr-defined]
+        last = pc.index(rows.column("time"), pc.max(rows.column("time"))).as_py()  # type: ignore[attr-defined]
         return LogicalQuery(
             id=f"probe#{index}",
             type=PROBE_TYPE,
@@ -122,6 +123,7 @@ class FreshnessProbe:
             now = time.perf_counter()
             if seen:
                 self.result.histogram.record_value(max(LOWEST_US, round((now - acknowledged_at) * 1e6)))
+                self.frontier.confirm_visible(acknowledged_at)
                 return
             if now >= deadline:
                 self.result.not_visible += 1

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tsbench.measure import live_figures as figures
-from tsbench.measure.freshness import FreshnessProbe
+from tsbench.measure.freshness import UNPROBED_MARGIN_S, FreshnessProbe, FreshnessResult
 from tsbench.measure.open_loop import OpenLoopResult, Schedule, run_open_loop
 from tsbench.results import live_records as live
 from tsbench.targets.base import Session, Target
@@ -119,7 +119,7 @@ class _Driver:
         )
         self.writers = _PerThread(target.writer)
         self.sent: dict[int, LiveQuery] = {}
-        self.visible_after_s: Callable[[], float] = lambda: 0.0
+        self.probe = FreshnessProbe(target, frontier, target.use_case)
 
     def write(self, index: int) -> int:
         batch = self.frontier.take()
@@ -130,14 +130,25 @@ class _Driver:
         return batch.rows
 
     def latest_closed(self, index: int) -> LiveQuery:
-        """The latest twin whose window closed long enough ago for its rows to be visible."""
-        return self.mix.pick(index, self.frontier.closed_before(self.visible_after_s()))
+        """The latest twin whose window a freshness probe saw written (``FreshnessProbe``)."""
+        return self.mix.pick(index, self.probe.visible_before())
 
     def segment(
         self, query_per_s: float, pick: Callable[[int], LiveQuery]
+    ) -> tuple[OpenLoopResult, OpenLoopResult | None, int, FreshnessResult]:
+        """Ingest at the live rate and queries at ``query_per_s`` for ``seconds``, at once, with
+        freshness probes; the three results and the rows written meanwhile."""
+        self.probe = FreshnessProbe(self.target, self.frontier, self.target.use_case)
+        self.probe.start()
+        try:
+            ingest, queried, written = self._segment(query_per_s, pick)
+        finally:
+            freshness = self.probe.stop()
+        return ingest, queried, written, freshness
+
+    def _segment(
+        self, query_per_s: float, pick: Callable[[int], LiveQuery]
     ) -> tuple[OpenLoopResult, OpenLoopResult | None, int]:
-        """Ingest at the live rate and queries at ``query_per_s`` for ``seconds``, at once; the two
-        results and the rows written meanwhile."""
         seconds, results = self.settings.seconds, []
         before = self.frontier.acknowledged_rows
 
@@ -164,18 +175,13 @@ def run_live(
     failed writes or queries: they are counted."""
     checks = _Checks(expected)
     driver = _Driver(target, frontier, mix, checks, settings)
-    probe = FreshnessProbe(target, frontier, target.use_case)
-    driver.visible_after_s = probe.margin_s
-    probe.start()
     cpu_before, wall_before = time.process_time(), time.perf_counter()
-    try:
-        ingest, under, written = driver.segment(
-            settings.query_per_s, lambda i: driver.sent.setdefault(i, driver.latest_closed(i))
-        )
-    finally:
-        freshness = probe.stop()
+    ingest, under, written, freshness = driver.segment(
+        settings.query_per_s, lambda i: driver.sent.setdefault(i, driver.latest_closed(i))
+    )
     client_cores = (time.process_time() - cpu_before) / (time.perf_counter() - wall_before)
     target.flush()
+    frontier.confirm_all_visible()
     alone = (
         _queries(target, mix, checks, settings, settings.query_per_s, lambda i: driver.sent[i])
         if driver.sent
@@ -183,7 +189,7 @@ def run_live(
     )
     steps = []
     for rate in settings.ramp:
-        step_ingest, step_queries, step_written = driver.segment(rate, driver.latest_closed)
+        step_ingest, step_queries, step_written, _ = driver.segment(rate, driver.latest_closed)
         if step_queries is not None:
             steps.append(
                 figures.ramp_step(rate, step_queries, step_ingest, step_written, settings.slo_p99_ms)
@@ -206,7 +212,7 @@ def run_live(
         excluded_types=mix.excluded,
         mismatch_samples=checks.samples,
         freshness=figures.freshness_figures(freshness),
-        visible_after_ms=probe.margin_s() * 1000,
+        visible_after_ms=UNPROBED_MARGIN_S * 1000 if freshness.not_probed else None,
         client_cpu_cores=client_cores,
         slo_p99_ms=settings.slo_p99_ms,
         ramp=steps,

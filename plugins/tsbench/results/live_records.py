@@ -119,7 +119,8 @@ class LivePhase(Record):
     shift_days: Number = 0.0  # how far cycle 1 moved the history
     mismatch_samples: list[dict[str, object]] = []
     freshness: FreshnessFigures | None = None
-    # live queries read windows closed this long ago (twice the longest freshness seen)
+    # without freshness probes (iot), the live queries read windows closed this long ago; None: windows
+    # a probe saw written (``measure.freshness``)
     visible_after_ms: Number | None = None
     client_cpu_cores: Number | None = None  # this process's CPU-seconds per second over ingest + queries
     slo_p99_ms: Number = 0.0

@@ -248,6 +248,7 @@ class QueriesPhase(Record):
     resources: Resources | None = None
     rollup: RollupFigures | None = None
     wall_s: Number | None = None
+    skipped: str = ""  # why no pass ran (a live-only run), empty when they ran
 
 
 class Teardown(Record):

@@ -37,6 +37,7 @@ from tsbench.workload.recorded import run_dataset
 from tsbench.workload.stored_rows import stored_rows
 
 log = logging.getLogger("tsbench.run")
+LIVE_ONLY = "a live-only run (live_only): the live phase alone queries"
 
 
 class TargetPhases:
@@ -249,6 +250,8 @@ class TargetPhases:
         server = self.server()
         if not self.spec.resolved_query_types:
             return self.write(records.CacheReset(note="no queries in this run: no cold restart"))
+        if self.spec.live_only:
+            return self.write(records.CacheReset(note=LIVE_ONLY + ": no cold restart"))
         if not self.target_type.capabilities.restartable:
             return self.write(
                 records.CacheReset(restarted=False, os_cache_dropped=False, note="not restartable")
@@ -256,6 +259,8 @@ class TargetPhases:
         return self.write(records.CacheReset.from_json(server.restart_cold()))
 
     def queries(self) -> Record:
+        if self.spec.live_only:
+            return self.write(records.QueriesPhase(skipped=LIVE_ONLY + ": no cold or hot pass"))
         queries = read_query_set(self.point.queries)
         expected = AnswerFile(self.answers)
         unsupported = self.target_type.capabilities.unsupported

@@ -1,6 +1,6 @@
 """Validation gates before publication: great_expectations 1.x suites on a run folder.
 
-``validate_run(run_dir, history)`` runs four suites in an ephemeral GE context on pandas frames and
+``validate_run(run_dir, history)`` runs five suites in an ephemeral GE context on pandas frames and
 writes ``validation.json`` (plus GE's own results in ``validation/<suite>.json``). ``run_dir`` is a
 single run (``result.json``) or a comparison (``comparison.json`` + ``scale-<N>/`` run folders,
 validated scale by scale, with the combined verdict in the comparison folder):
@@ -9,7 +9,9 @@ validated scale by scale, with the combined verdict in the comparison folder):
   exact, from DuckDB aggregates over every Parquet file (``tsbench.validation.dataset``);
 - ``load`` (critical): every target finished, and holds exactly the dataset's rows;
 - ``queries`` (critical): every requested query type ran (or is declared unsupported) without
-  errors, and every answer agrees with the oracle;
+  errors, and every answer agrees with the oracle (a live-only run has no such pass);
+- ``live`` (critical): in the live phase, every query type ran (or is excluded from the live mix,
+  or unsupported), every answer agrees with the oracle and was compared with it;
 - ``history`` (warning): load rate and hot queries/s within ±30 % of the trailing median of
   earlier comparable runs, or "skipped (not enough history)".
 

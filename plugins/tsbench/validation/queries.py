@@ -27,7 +27,7 @@ import pandas as pd
 from tsbench.results.folder import PointFolder
 from tsbench.results.model import QueriesPhase, QueryStats, RunResult, TargetResult
 from tsbench.spec import RunSpec
-from tsbench.validation.checks import Check, Frame, SuiteSpec
+from tsbench.validation.checks import Check, Frame, SuiteSpec, entry
 from tsbench.validation.load import target_names
 
 PASSES = ("cold", "hot")
@@ -170,7 +170,13 @@ def _compared_check(name: str, queries: QueriesPhase) -> tuple[dict[str, Any], C
 def queries_suite(run_dir: Path, run: RunResult) -> SuiteSpec:
     """The suite's two frames (per target × type, per target) with their checks (module docstring)."""
     types = requested_types(run_dir, run)
-    hot_default = RunSpec.recorded(run.spec).hot_runs
+    spec = RunSpec.recorded(run.spec)
+    if spec.live_only:
+        suite = SuiteSpec("queries", critical=True)
+        details = "a live-only run: no closed-loop pass; the live suite checks every answer"
+        suite.static.append(entry("closed-loop query passes ran", True, None, details, skipped=True))
+        return suite
+    hot_default = spec.hot_runs
     rows, checks, target_rows, target_checks = [], [], [], []
     for name in target_names(run):
         body = run.targets.get(name) or TargetResult()

@@ -30,6 +30,7 @@ from tsbench.validation.checks import SuiteSpec, entry
 from tsbench.validation.dataset import dataset_suite
 from tsbench.validation.gx import GxRunner
 from tsbench.validation.history import MIN_HISTORY, TOLERANCE, WINDOW, history_suite
+from tsbench.validation.live import live_suite
 from tsbench.validation.load import load_suite
 from tsbench.validation.queries import queries_suite
 from tsbench.workload.dataset import Dataset
@@ -37,8 +38,8 @@ from tsbench.workload.recorded import run_dataset
 
 log = logging.getLogger("tsbench.validation")
 FORMAT = "tsbench-validation/1"
-SUITES = ("dataset", "load", "queries", "history")
-CRITICAL = {"dataset": True, "load": True, "queries": True, "history": False}
+SUITES = ("dataset", "load", "queries", "live", "history")
+CRITICAL = {"dataset": True, "load": True, "queries": True, "live": True, "history": False}
 
 
 def _open_dataset(
@@ -111,6 +112,7 @@ def _validate_one(
         "dataset": lambda: dataset_suite(opened, problem, memory_limit),
         "load": lambda: load_suite(result),
         "queries": lambda: queries_suite(run_dir, result),
+        "live": lambda: live_suite(run_dir, result),
         "history": lambda: history_suite(result, history, tolerance, window, min_history),
     }
     suites, documents = [], {}
@@ -174,7 +176,7 @@ def validate_run(
     min_history: int = MIN_HISTORY,
     memory_limit: str | None = None,
 ) -> Validation:
-    """Run the dataset, load, queries (critical) and history (warning) suites on a collected run.
+    """Run the dataset, load, queries, live (critical) and history (warning) suites on a collected run.
 
     ``history``: earlier results or comparisons, as records or their JSON, or stored results (e.g.
     ``RunStore.history(...)``); only

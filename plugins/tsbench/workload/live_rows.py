@@ -162,6 +162,7 @@ class Frontier:
         self._pending: dict[int, int] = {}  # batch index → first instant, handed out, not acknowledged
         self._newest: dict[str, tuple[LiveBatch, float]] = {}  # measurement → batch, when acknowledged
         self._history: deque[tuple[float, int]] = deque(maxlen=HISTORY)  # (when, closed before)
+        self._visible = rows.start_ns  # closed, and seen by a read (``confirm_visible``)
         self.acknowledged_rows = 0
 
     def take(self) -> LiveBatch | None:
@@ -210,6 +211,27 @@ class Frontier:
                 if at <= then:
                     return closed
             return self.rows.start_ns
+
+    def confirm_visible(self, acknowledged_at: float) -> None:
+        """A read saw the row of a batch acknowledged at ``acknowledged_at`` (``perf_counter``):
+        every batch acknowledged by then is visible too, since a database makes its commits visible
+        in the order it made them (a target that acknowledges before it applies, as QuestDB's WAL
+        does, included)."""
+        with self._lock:
+            for at, closed in reversed(self._history):
+                if at <= acknowledged_at:
+                    self._visible = max(self._visible, closed)
+                    return
+
+    def confirm_all_visible(self) -> None:
+        """Every batch acknowledged so far is visible (the target was flushed)."""
+        with self._lock:
+            self._visible = max(self._visible, self._closed())
+
+    def visible_before(self) -> int:
+        """Every row before this instant was acknowledged, and a read saw it (or a later row)."""
+        with self._lock:
+            return self._visible
 
     def _closed(self) -> int:
         oldest = min(self._pending.values(), default=NEVER)

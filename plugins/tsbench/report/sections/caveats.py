@@ -103,7 +103,7 @@ def _unsupported_text(run: Run, item: tuple[TargetView, dict[str, list[str]]]) -
 
 
 def _cold_not_cold(run: Run, target: TargetView) -> bool:
-    if run.result.queries == 0:  # a load-only run (an empty query set): nothing ran cold
+    if run.result.queries == 0 or RunSpec.recorded(run.spec).live_only:  # nothing ran cold
         return False
     reset = run.body(target).cache_reset
     return reset is not None and not (reset.restarted and reset.os_cache_dropped)
@@ -229,6 +229,14 @@ RULES: tuple[Rule, ...] = (
         lambda run, _: (
             f"Only {run.spec['queries_per_type']} queries per type and pass: p95/p99 are "
             "interpolated from a handful of latencies and say little."
+        ),
+    ),
+    Rule(
+        "info",
+        lambda run, _: RunSpec.recorded(run.spec).live_only,
+        lambda run, _: (
+            "A live-only run (live_only): the history was loaded once and queried only in the live "
+            "phase, open-loop while ingest ran; there are no cold or hot closed-loop figures."
         ),
     ),
     Rule(
