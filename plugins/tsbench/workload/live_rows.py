@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -37,6 +38,7 @@ from tsbench.workload.scan import bounded_connection, sql_literal
 
 NEVER = 2**63 - 1  # the frontier once every row was acknowledged and none is left
 HISTORY = 200_000  # acknowledgements remembered for closed_before(seconds_ago)
+CHUNK_ROWS = 65_536  # rows read, cast and moved at once (then handed out in slices)
 
 
 def live_shift_ns(dataset: Dataset) -> int:
@@ -105,24 +107,43 @@ class LiveRows:
 
     def _moved(self, measurement: str, shift_ns: int) -> Iterator[LiveBatch]:
         """The measurement's history rows in time order (or arrival order), moved by
-        ``shift_ns``, in the dataset's own schema (``index`` not yet set)."""
+        ``shift_ns``, in the dataset's own schema (``index`` not yet set): chunks of
+        ``CHUNK_ROWS`` moved at once, handed out in slices of ``batch_rows`` (zero-copy)."""
         schema = pq.read_schema(self.dataset.files(measurement)[0])
         con = bounded_connection()
         newest = floor = None  # the measurement's newest instant handed out so far; the floor
         try:
-            for batch in self._reader(con, measurement):
-                if batch.num_rows:
-                    moved = self._shifted(measurement, schema, batch, shift_ns)
-                    bound = moved.first_ns
+            for chunk, times in self._chunks(con, measurement, schema, shift_ns):
+                for start in range(0, chunk.num_rows, self.batch_rows):
+                    piece = times[start : start + self.batch_rows]
+                    first, last = int(piece.min()), int(piece.max())
+                    bound = first
                     if self.in_arrival_order and newest is not None:
                         bound = min(bound, newest - self.dataset.lateness_ns)
                     floor = bound if floor is None else max(floor, bound)  # both bound what follows
-                    newest = moved.last_ns if newest is None else max(newest, moved.last_ns)
-                    yield LiveBatch(-1, measurement, moved.batch, moved.first_ns, moved.last_ns, floor)
+                    newest = last if newest is None else max(newest, last)
+                    rows = chunk.slice(start, self.batch_rows)
+                    yield LiveBatch(-1, measurement, rows, first, last, floor)
         finally:
             con.close()
 
-    def _reader(self, con: duckdb.DuckDBPyConnection, measurement: str) -> pa.RecordBatchReader:
+    def _chunks(
+        self, con: duckdb.DuckDBPyConnection, measurement: str, schema: pa.Schema, shift_ns: int
+    ) -> Iterator[tuple[pa.RecordBatch, np.ndarray]]:
+        """Moved chunks of whole ``batch_rows`` (the rest carried into the next; the last may be
+        shorter), each with its times in ns."""
+        carry: pa.Table | None = None
+        for batch in self._reader(con, measurement, max(self.batch_rows, CHUNK_ROWS)):
+            table = pa.Table.from_batches([batch])
+            table = table if carry is None else pa.concat_tables([carry, table])
+            whole = table.num_rows // self.batch_rows * self.batch_rows
+            carry = table.slice(whole) if whole < table.num_rows else None
+            if whole:
+                yield self._shifted(table.slice(0, whole), schema, shift_ns)
+        if carry is not None:
+            yield self._shifted(carry, schema, shift_ns)
+
+    def _reader(self, con: duckdb.DuckDBPyConnection, measurement: str, rows: int) -> pa.RecordBatchReader:
         glob = sql_literal(self.dataset.glob(measurement))
         if not self.in_arrival_order:
             text = f"SELECT * FROM read_parquet({glob}) ORDER BY time"
@@ -132,19 +153,17 @@ class LiveRows:
                 f"SELECT * EXCLUDE (filename, file_row_number) FROM {numbered} "
                 "ORDER BY filename, file_row_number"
             )
-        return con.sql(text).to_arrow_reader(self.batch_rows)
+        return con.sql(text).to_arrow_reader(rows)
 
     @staticmethod
-    def _shifted(measurement: str, schema: pa.Schema, batch: pa.RecordBatch, shift_ns: int) -> LiveBatch:
-        table = pa.Table.from_batches([batch]).cast(schema)
+    def _shifted(table: pa.Table, schema: pa.Schema, shift_ns: int) -> tuple[pa.RecordBatch, np.ndarray]:
+        table = table.cast(schema)
         time_index = schema.get_field_index("time")
         nanos = pc.add(table.column(time_index).cast(pa.int64()), shift_ns)
         moved = table.set_column(
             time_index, schema.field(time_index), nanos.cast(schema.field(time_index).type)
         )
-        out = moved.combine_chunks().to_batches()[0]
-        first, last = pc.min(nanos).as_py(), pc.max(nanos).as_py()
-        return LiveBatch(-1, measurement, out, first, last, first)
+        return moved.combine_chunks().to_batches()[0], nanos.to_numpy()
 
 
 class Frontier:
