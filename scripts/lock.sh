@@ -15,6 +15,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 bash scripts/setup_python.sh >/dev/null # for uv (the pinned version)
 compile=(.venv/bin/uv pip compile -q pyproject.toml --python-version 3.11.7 --generate-hashes
+    --override requirements/overrides.txt
     --custom-compile-command "bash scripts/lock.sh")
 "${compile[@]}" --group dev -o requirements/dev.txt "$@"
 "${compile[@]}" -c requirements/dev.txt -o requirements/runtime.txt

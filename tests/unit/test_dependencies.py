@@ -76,7 +76,8 @@ def _compile(tmp: Path, group: str, offline: bool) -> subprocess.CompletedProces
     shutil.copy(ROOT / "requirements" / f"{group}.txt", out)
     extra = ["--group", "dev"] if group == "dev" else ["-c", "requirements/dev.txt"]
     command = [str(uv), "pip", "compile", "-q", "pyproject.toml", "--python-version", "3.11.7"]
-    command += ["--generate-hashes", "--custom-compile-command", "bash scripts/lock.sh", *extra]
+    command += ["--generate-hashes", "--override", "requirements/overrides.txt"]
+    command += ["--custom-compile-command", "bash scripts/lock.sh", *extra]
     command += ["-o", str(out), *(["--offline"] if offline else [])]
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
 

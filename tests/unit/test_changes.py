@@ -1,0 +1,43 @@
+"""Change points in a nightly history (``tsbench.changes.detect``, on Apache Otava)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tsbench.changes.detect import find_changes
+
+
+def _noisy(levels: list[float], seed: int = 3) -> list[float]:
+    rng = np.random.default_rng(seed)
+    return [level * (1 + 0.05 * rng.standard_normal()) for level in levels]
+
+
+def test_a_shift_is_found_at_its_night_with_its_size_and_an_interval_holding_it() -> None:
+    values = _noisy([1000.0] * 30 + [1300.0] * 30)
+    (change,) = find_changes(values)
+    assert change.index == 30 and change.runs_before == 30 and change.runs_after == 30
+    assert change.relative == pytest.approx(0.30, abs=0.04)
+    assert change.low is not None and change.high is not None
+    assert change.low < 0.30 < change.high and change.high - change.low < 0.1
+    assert change.pvalue is not None and change.pvalue < 1e-10
+
+
+def test_two_shifts_are_described_by_their_own_segments() -> None:
+    values = _noisy([1000.0] * 20 + [1100.0] * 20 + [1430.0] * 20, seed=5)
+    changes = find_changes(values)
+    assert [c.index for c in changes] == [20, 40]
+    assert changes[0].runs_after == 20 and changes[1].runs_before == 20  # segments end at the next change
+    assert changes[1].relative == pytest.approx(0.30, abs=0.05)
+
+
+def test_noise_alone_is_no_change() -> None:
+    assert find_changes(_noisy([1000.0] * 60, seed=11)) == []
+
+
+def test_short_constant_or_nonpositive_series_are_handled() -> None:
+    assert find_changes([1.0, 2.0, 3.0]) == []  # too few runs to look
+    assert find_changes([5.0] * 20) == []  # constant
+    values = [0.0] * 10 + [100.0] * 10  # a value ≤ 0: a change without an interval
+    (change,) = find_changes(values)
+    assert change.index == 10 and change.low is None and change.high is None
