@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 import platform
+import subprocess
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import psutil
 
+CHECKOUT = Path(__file__).resolve().parents[2]  # tsbench's own source tree
 # The benchmark client's own packages; each target adds the ones its client code imports.
 CORE_PACKAGES = ("pyarrow", "duckdb", "numpy", "pandas", "psutil")
 
@@ -44,6 +46,26 @@ def machine_facts() -> dict[str, Any]:
         "kernel": platform.release(),
         "python": platform.python_version(),
     }
+
+
+def source_commit() -> str:
+    """tsbench's own commit (``git rev-parse HEAD`` of its checkout), marked when tracked files
+    differ from it; "unknown" outside a git checkout."""
+    git = ["git", "-C", str(CHECKOUT)]
+    try:
+        head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
+        changed = subprocess.run(
+            [*git, "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.SubprocessError) as error:
+        return f"unknown ({error})"
+    if head.returncode:
+        return "unknown (not a git checkout)"
+    commit = head.stdout.strip()
+    return f"{commit} (with local changes)" if changed.stdout.strip() else commit
 
 
 def client_packages() -> tuple[str, ...]:

@@ -166,6 +166,7 @@ def test_a_run_checks_each_target_against_the_rows_it_keeps(
         assert TargetPhases(run_dir, name, runtime).run_all(), name
     point = PointFolder(run_dir)
     assert point.answers.is_file() and point.answers_over(Keeps.LAST.answers_view).is_file()
+    assert len(point.read_run().tsbench_commit.split(" ")[0]) == 40  # the run names tsbench's commit
     result = collect(run_dir)
     # PostgreSQL holds every row of the files (recorded as no difference), InfluxDB one per key
     assert result.targets["postgres"].load.expected_rows == {}

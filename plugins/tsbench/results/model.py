@@ -175,6 +175,7 @@ class PointRun(Record):
     dataset: DatasetFacts = DatasetFacts()
     machine: MachineFacts = MachineFacts()
     clients: dict[str, str] = {}
+    tsbench_commit: str = ""  # tsbench's own commit (``machine.source_commit``); empty: not recorded
     point: PointFacts | None = None
     oracle_reused: bool | None = None
     oracle_s: Number | None = None

@@ -12,7 +12,7 @@ import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
-from tsbench.machine import client_versions, machine_facts
+from tsbench.machine import client_versions, machine_facts, source_commit
 from tsbench.results.files import copy_file_atomic
 from tsbench.results.folder import PointFolder
 from tsbench.results.model import DatasetFacts, MachineFacts, PointFacts, PointRun
@@ -62,6 +62,7 @@ def prepare_dataset(
         ),
         machine=MachineFacts.from_json(machine_facts()),
         clients=client_versions(),
+        tsbench_commit=source_commit(),
         point=point or own_point(spec, run_dir),
     )
     folder.write_run(run)

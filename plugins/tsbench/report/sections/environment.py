@@ -64,6 +64,7 @@ def environment_section(run: RunResult, targets: Sequence[TargetView]) -> Enviro
         ("Kernel", machine.kernel),
         ("Python", machine.python),
         ("Runtime", RunSpec.recorded(run.spec).runtime),
+        ("tsbench commit", run.tsbench_commit or "not recorded"),
         ("Host (hash of the name)", machine.hostname_hash),
     ]
     facts += [(key, value) for key, value in machine.to_json().items() if key not in MACHINE_KEYS]
