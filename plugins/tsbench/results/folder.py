@@ -7,6 +7,7 @@ scratch copy, pushed back when the task ends)::
         plan.json                   the validated parameters (``tsbench.run.comparison``)
         comparison.json             every point's result
         validation.json             great_expectations' outcome, validation/<suite>.json
+        changes.json                change points in the history of its figures (``ChangeReport``)
         steps.json                  seconds of each post-run step
         report/report.html report/report.pdf
         scale-<N>[_<axis>-<v>…]/    PointFolder: one point (a scale, or a sweep's point)
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from tsbench.results.change_records import ChangeReport
 from tsbench.results.files import read_json, write_json_atomic
 from tsbench.results.model import Comparison, Plan, PointRun, RunResult, Validation
 from tsbench.results.phase_records import PhaseError
@@ -50,6 +52,7 @@ REPORT = "report"
 REPORT_HTML = "report.html"
 REPORT_PDF = "report.pdf"
 STEPS = "steps.json"
+CHANGES = "changes.json"
 DOCUMENTS = (COMPARISON, RESULT)  # what makes a folder a (collected) run
 PUBLISHED_DOCUMENTS = (*DOCUMENTS, VALIDATION)  # the documents publication copies beside the report
 
@@ -225,6 +228,14 @@ class RunFolder:
     def suite_document(self, suite: str) -> Path:
         """One suite's full great_expectations document."""
         return self.path / "validation" / f"{suite}.json"
+
+    def read_changes(self) -> ChangeReport | None:
+        """``changes.json``, None when no change detection ran for the run."""
+        path = self.path / CHANGES
+        return ChangeReport.from_json(read_json(path)) if path.is_file() else None
+
+    def write_changes(self, report: ChangeReport) -> None:
+        write_json_atomic(self.path / CHANGES, report.to_json())
 
     @property
     def report(self) -> Path:
