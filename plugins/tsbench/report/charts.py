@@ -228,8 +228,11 @@ def trend_chart(
     title: str,
     unit: str,
     xlabel: str = "",
+    changes: Sequence[tuple[int, str]] = (),
 ) -> str:
-    """One line per target over the runs (oldest left); a missing value breaks the line."""
+    """One line per target over the runs (oldest left); a missing value breaks the line.
+    ``changes``: (run index, series label) of each detected change, drawn as a dashed line in the
+    series' colour just before that run (the first of the new level)."""
     with matplotlib.rc_context(RC):
         fig = Figure(figsize=(7.0, 2.3))
         ax = fig.add_subplot()
@@ -237,6 +240,8 @@ def trend_chart(
         for label, values in series.items():
             ys = [math.nan if v is None else v for v in values]
             ax.plot(xs, ys, marker="o", markersize=4, linewidth=1.6, color=colours[label], label=label)
+        for index, label in changes:
+            ax.axvline(index - 0.5, color=colours.get(label, INK), linestyle="--", linewidth=1.2)
         if xlabel:
             ax.set_xticks(xs, list(runs))
             ax.set_xlabel(xlabel)

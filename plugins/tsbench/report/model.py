@@ -54,6 +54,7 @@ from tsbench.report.sections.status import (
 )
 from tsbench.report.sections.summary import SummarySection, summary_section
 from tsbench.report.sections.trends import TrendsSection, flatten_history, trends_section
+from tsbench.results.change_records import ChangeReport
 from tsbench.results.documents import HistoryItem, read_result, read_validation
 from tsbench.results.folder import PointFolder
 from tsbench.results.model import DatasetFacts, Number, RunResult, Validation
@@ -191,6 +192,7 @@ def scale_context(
     history: Sequence[HistoryItem] = (),
     trend_runs: int = 10,
     naming: PointNaming | None = None,
+    changes: ChangeReport | None = None,
 ) -> ScaleView:
     """The report's sections for one result (one scale; a ``RunResult`` or ``result.json``'s
     content) and its validation (a ``Validation`` or ``validation.json``'s content): ``prefix``
@@ -223,7 +225,7 @@ def scale_context(
         resources=resources_section(run, targets, load.rows),
         validation=validation_section(checked),
         answers=answers_section(run, targets),
-        trends=trends_section(prefix, run, flatten_history(history), trend_runs, queries.types),
+        trends=trends_section(prefix, run, flatten_history(history), trend_runs, queries.types, changes),
         appendix=appendix_section(queries, targets, examples or {}),
     )
 
@@ -233,10 +235,12 @@ def build_report_context(
     history: Sequence[HistoryItem] = (),
     trend_runs: int = 10,
     study: Study | None = None,
+    changes: ChangeReport | None = None,
 ) -> ReportView:
     """The whole document: ``runs`` = (result, validation, examples) per scale, smallest first;
     ``history``: earlier results or comparisons (records, their JSON, or stored results);
-    ``study``: the study file the run is an instance of (its published claims are checked)."""
+    ``study``: the study file the run is an instance of (its published claims are checked);
+    ``changes``: the run's change points (``changes.json``; None: detection did not run)."""
     if not runs:
         raise ValueError("a report needs at least one result")
     multi = len(runs) > 1
@@ -245,7 +249,7 @@ def build_report_context(
     ]
     axis, names = point_naming([result for result, _, _ in typed])
     scales = [
-        scale_context(result, validation, examples, history, trend_runs, name)
+        scale_context(result, validation, examples, history, trend_runs, name, changes)
         for (result, validation, examples), name in zip(typed, names, strict=True)
     ]
     first = scales[0]

@@ -28,6 +28,7 @@ from markupsafe import Markup
 from tsbench.report import fmt
 from tsbench.report.model import ScaleInputs, build_report_context, read_examples
 from tsbench.report.sections import client_share
+from tsbench.results.change_records import ChangeReport
 from tsbench.results.documents import HistoryItem, read_result, read_validation, scale_dirs
 from tsbench.results.files import read_json, write_bytes_atomic
 from tsbench.results.folder import REPORT_HTML, REPORT_PDF, PointFolder, RunFolder
@@ -71,11 +72,15 @@ Inputs = list[tuple[RunResult, Validation | None, dict[str, dict[str, str]]]]
 
 
 def render_document(
-    runs: Sequence[ScaleInputs], history: Sequence[HistoryItem] = (), study: Study | None = None
+    runs: Sequence[ScaleInputs],
+    history: Sequence[HistoryItem] = (),
+    study: Study | None = None,
+    changes: ChangeReport | None = None,
 ) -> str:
     """The report as one HTML document for ``runs`` = (result, validation, examples) per scale
-    (and ``study``'s claims checked on them); the same text goes to the browser and to WeasyPrint."""
-    context = build_report_context(runs, history, study=study)
+    (and ``study``'s claims checked on them, ``changes`` marked on the trends); the same text goes
+    to the browser and to WeasyPrint."""
+    context = build_report_context(runs, history, study=study, changes=changes)
     css = Markup((TEMPLATES / STYLESHEET).read_text())  # our own stylesheet, not input
     return _environment().get_template(TEMPLATE).render(css=css, **context.template_vars())
 
@@ -171,7 +176,7 @@ def render_report(
     out = Path(out_dir) if out_dir is not None else RunFolder(run_dir).report
     started = time.perf_counter()
     inputs = read_inputs(run_dir)
-    html = render_document(inputs, list(history), study_of(run_dir))
+    html = render_document(inputs, list(history), study_of(run_dir), RunFolder(run_dir).read_changes())
     html_done = time.perf_counter()
     pdf = html_to_pdf(html, base_url=str(run_dir))
     files = ReportFiles(

@@ -26,11 +26,13 @@ Document = RunResult | Comparison
 class StoredResult:
     """One scale's result as history: ``store_id`` is the run folder's name (a comparison's run id
     for its scales, whose own ``run_id`` may name only the scale folder); ``validation`` the
-    summary of its ``validation.json`` (None: not validated, or not known)."""
+    summary of its ``validation.json`` (None: not validated, or not known); ``study`` the study the
+    run is an instance of (None: ad hoc, the nightly, or not known)."""
 
     result: RunResult
     store_id: str | None = None
     validation: ValidationSummary | None = None
+    study: str | None = None
 
     @property
     def run_id(self) -> str:
@@ -117,7 +119,7 @@ def stored_results(history: Iterable[HistoryItem]) -> list[StoredResult]:
         if isinstance(item, Mapping):
             item = parse_document(item) if is_comparison_json(item) else _stored(item)
         if isinstance(item, Comparison):
-            out += [StoredResult(result, item.run_id) for result in results_of(item)]
+            out += [StoredResult(result, item.run_id, study=item.study) for result in results_of(item)]
         elif isinstance(item, RunResult):
             out.append(StoredResult(item))
         else:

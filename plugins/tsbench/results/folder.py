@@ -54,7 +54,7 @@ REPORT_PDF = "report.pdf"
 STEPS = "steps.json"
 CHANGES = "changes.json"
 DOCUMENTS = (COMPARISON, RESULT)  # what makes a folder a (collected) run
-PUBLISHED_DOCUMENTS = (*DOCUMENTS, VALIDATION)  # the documents publication copies beside the report
+PUBLISHED_DOCUMENTS = (*DOCUMENTS, VALIDATION, CHANGES)  # what publication copies beside the report
 
 
 def is_answers_file(relative: str) -> bool:

@@ -32,6 +32,7 @@ class IndexLine(Record):
     created_at: str | None = None
     finished_at: str | None = None
     kind: str = "run"
+    study: str | None = None  # the study the run is an instance of (None: ad hoc or nightly)
     use_case: str | None = None
     scale: int | None = None
     scales: list[int | None] = []

@@ -146,6 +146,7 @@ def summarize(
         created_at=document.written("created_at") or first.written("created_at"),
         finished_at=document.written("finished_at"),
         kind="comparison" if is_comparison else "run",
+        study=document.study if isinstance(document, Comparison) else None,
         use_case=first.spec.get("use_case"),
         scale=scales[-1] if scales else None,
         scales=scales,
@@ -209,16 +210,17 @@ class RunStore:
             if p.is_dir() and not p.name.startswith(".") and any((p / d).is_file() for d in DOCUMENTS)
         )
 
-    def results(self, run_id: str) -> list[StoredResult]:
+    def results(self, run_id: str, study: str | None = None) -> list[StoredResult]:
         """A run's results, one per scale, each with ``validation`` (the summary of its scale's
-        ``validation.json``, else of the run's) and ``store_id`` (the run folder's name)."""
+        ``validation.json``, else of the run's), ``store_id`` (the run folder's name) and
+        ``study`` (as given: the index line's)."""
         run_dir = self.run_dir(run_id)
         shared = read_validation(run_dir)
         out = []
         for folder in scale_dirs(run_dir):
             validation = read_validation(folder) or shared
             summary = ValidationSummary.of(validation) if validation is not None else None
-            out.append(StoredResult(read_result(folder), run_id, summary))
+            out.append(StoredResult(read_result(folder), run_id, summary, study))
         return out
 
     # -- index -------------------------------------------------------------------------------------
@@ -288,7 +290,7 @@ class RunStore:
                 continue
             if not any((self.run_dir(run_id) / d).is_file() for d in DOCUMENTS):
                 continue
-            for stored in self.results(run_id):
+            for stored in self.results(run_id, line.study):
                 if valid_only and stored.validation is not None and stored.validation.success is False:
                     continue
                 if _spec_matches(stored.result.spec, match):

@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict
 
 from tsbench.results.documents import StoredResult, read_comparison, read_validation
 from tsbench.results.files import read_json, write_bytes_atomic
-from tsbench.results.folder import COMPARISON, VALIDATION, RunFolder, is_answers_file
+from tsbench.results.folder import CHANGES, COMPARISON, VALIDATION, RunFolder, is_answers_file
 from tsbench.results.model import ValidationSummary
 from tsbench.results.publish import S3Settings
 from tsbench.results.store import RunStore, spec_match
@@ -125,8 +125,16 @@ def validate_run(folder: Path) -> dict[str, Any]:
 
 @_timed("report")
 def render_run_report(folder: Path) -> str:
+    """changes.json (``tsbench.changes.history.detect_folder_changes``), then report.html and
+    report.pdf. A detection that fails is logged with its reason and the report says it did not
+    run: it never costs the report."""
+    from tsbench.changes.history import detect_folder_changes
     from tsbench.report import render_report
 
+    try:
+        detect_folder_changes(folder, store())
+    except Exception:
+        log.exception("change detection failed; the report is rendered without it")
     files = render_report(folder, _history(folder))
     store().record(folder)
     log.info("report: %s and %s", files.html, files.pdf)
@@ -138,8 +146,9 @@ def _replace_latest(root: Path, folder: Path, latest_folder: str) -> None:
     validation.json and ``RUN`` (its name), swapped in by renames: never half-written."""
     staging = root / f".{latest_folder}-{uuid.uuid4().hex[:8]}"
     shutil.copytree(RunFolder(folder).report, staging)
-    for name in (COMPARISON, VALIDATION):
-        shutil.copy2(folder / name, staging / name)
+    for name in (COMPARISON, VALIDATION, CHANGES):
+        if (folder / name).is_file():
+            shutil.copy2(folder / name, staging / name)
     (staging / "RUN").write_text(folder.name + "\n")
     latest, old = root / latest_folder, root / f".{latest_folder}-old-{uuid.uuid4().hex[:8]}"
     if latest.exists():
@@ -355,7 +364,8 @@ STEPS: tuple[Step, ...] = (
     Step(
         "report",
         "post",
-        "HTML + PDF report (one template), with trends over earlier runs.",
+        "Change points in the history of every figure (changes.json), then the HTML + PDF report (one "
+        "template), with trends over earlier runs and the changes marked.",
         lambda folder, _: render_run_report(folder),
     ),
     Step(
