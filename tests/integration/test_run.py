@@ -66,6 +66,9 @@ def test_cli_run_walks_the_pipeline_to_a_published_verdict(cli_run: CliRun) -> N
     assert (folder / "report" / "report.pdf").read_bytes()[:5] == b"%PDF-"
     out = cli_run.out
     assert (out / "latest-cli" / "RUN").read_text().strip() == "cli" and (out / "index.html").is_file()
+    changes = read_json(folder / "changes.json")  # the report step's change detection, published too
+    assert changes["run_id"] == "cli" and changes["runs"] == 1 and changes["series"] > 10
+    assert changes["changes"] == [] and (out / "latest-cli" / "changes.json").is_file()
     assert not (out / "latest").exists()  # the nightly's
     stdout = result.stdout
     assert "| target" in stdout and "rows/s" in stdout and "hot qps" in stdout and "Footprint" in stdout
