@@ -107,6 +107,8 @@ class _Checks:
 class _Driver:
     """One live phase's clients: the writers, the checks and the queries sent under ingest."""
 
+    probe: FreshnessProbe  # the current segment's, made by ``segment()``
+
     def __init__(
         self, target: Target, frontier: Frontier, mix: LiveMix, checks: _Checks, settings: LiveSettings
     ):
@@ -119,7 +121,6 @@ class _Driver:
         )
         self.writers = _PerThread(target.writer)
         self.sent: dict[int, LiveQuery] = {}
-        self.probe = FreshnessProbe(target, frontier, target.use_case)
 
     def write(self, index: int) -> int:
         batch = self.frontier.take()

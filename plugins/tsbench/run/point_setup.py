@@ -109,7 +109,8 @@ def answer_views(spec: RunSpec, dataset: Dataset) -> list[Keeps]:
 def _answer(dataset: Dataset, folder: PointFolder, queries: list[LogicalQuery], view: Keeps) -> bool:
     """Write the reference answers over ``view`` (from the cache when there); whether reused."""
     path = folder.answers_over(view.answers_view)
-    if _answers_from_cache(dataset, folder, path):
+    cached = _answers_cache_path(dataset, folder, view)
+    if _answers_from_cache(cached, path):
         return True
     if queries:
         oracle = Oracle(dataset, keeps=view)
@@ -119,31 +120,30 @@ def _answer(dataset: Dataset, folder: PointFolder, queries: list[LogicalQuery], 
             oracle.close()
     else:  # a load-only run (iot has no query types yet): nothing to answer
         write_answers(path, iter(()))
-    _answers_to_cache(dataset, folder, path)
+    _answers_to_cache(path, cached)
     return False
 
 
-def _answers_cache_path(dataset: Dataset, folder: PointFolder, answers: Path) -> Path:
+def _answers_cache_path(dataset: Dataset, folder: PointFolder, view: Keeps) -> Path:
     """Reference answers depend only on the dataset, the view of its rows and the query set: cache
     them beside the dataset, keyed by the sha256 of queries.jsonl (a nightly run asks the same
     queries again) and named as the view's answers."""
     body = ORACLE_VERSION.encode() + b"\n" + folder.queries.read_bytes()
     digest = hashlib.sha256(body).hexdigest()[:24]
-    view = answers.name.removeprefix(folder.answers.stem)
-    return dataset.path / "answers" / f"{digest}{view.removesuffix(folder.answers.suffix)}.jsonl"
+    name = f"{digest}-{view.answers_view}" if view.answers_view else digest
+    return dataset.path / "answers" / f"{name}.jsonl"
 
 
-def _answers_from_cache(dataset: Dataset, folder: PointFolder, answers: Path) -> bool:
-    cached = _answers_cache_path(dataset, folder, answers)
+def _answers_from_cache(cached: Path, answers: Path) -> bool:
     if not cached.is_file():
         return False
     copy_file_atomic(cached, answers)
     return True
 
 
-def _answers_to_cache(dataset: Dataset, folder: PointFolder, answers: Path) -> None:
+def _answers_to_cache(answers: Path, cached: Path) -> None:
     try:
-        copy_file_atomic(answers, _answers_cache_path(dataset, folder, answers))
+        copy_file_atomic(answers, cached)
     except OSError as error:  # a read-only dataset cache only costs the next run the oracle again
         log.warning("could not cache reference answers: %s", error)
 

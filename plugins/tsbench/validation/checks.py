@@ -10,6 +10,7 @@ its frame. Keeping the builders free of GE imports keeps them fast to import and
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,6 +58,22 @@ class SuiteSpec:
     frames: list[Frame] = field(default_factory=list)
     static: list[dict[str, Any]] = field(default_factory=list)
     info: dict[str, Any] = field(default_factory=dict)
+
+
+def none_check(
+    name: str, what: str, column: str, per_type: Mapping[str, Mapping[str, Any]], details: str
+) -> Check:
+    """Target ``name``'s check that ``column`` (a count, e.g. errors or mismatches) is zero for every
+    type of ``per_type`` (query type → its row of a frame with a ``target`` column)."""
+    by_type = {t: r[column] for t, r in per_type.items() if r[column]}
+    return Check(
+        f"{name}: {what}",
+        "ExpectColumnValuesToBeBetween",
+        {"column": column, "min_value": 0, "max_value": 0},
+        where=("target", name),
+        observed={column: sum(by_type.values()), "by_type": by_type},
+        details=details,
+    )
 
 
 def entry(

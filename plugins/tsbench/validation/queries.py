@@ -27,7 +27,7 @@ import pandas as pd
 from tsbench.results.folder import PointFolder
 from tsbench.results.model import QueriesPhase, QueryStats, RunResult, TargetResult
 from tsbench.spec import RunSpec
-from tsbench.validation.checks import Check, Frame, SuiteSpec, entry
+from tsbench.validation.checks import Check, Frame, SuiteSpec, entry, none_check
 from tsbench.validation.load import target_names
 
 PASSES = ("cold", "hot")
@@ -119,25 +119,10 @@ def _coverage_check(
     )
 
 
-def _none_check(
-    name: str, what: str, column: str, per_type: dict[str, dict[str, Any]], details: str
-) -> Check:
-    """``column`` (errors or mismatches, summed over the passes) is zero for every type of ``name``."""
-    by_type = {t: r[column] for t, r in per_type.items() if r[column]}
-    return Check(
-        f"{name}: {what}",
-        "ExpectColumnValuesToBeBetween",
-        {"column": column, "min_value": 0, "max_value": 0},
-        where=("target", name),
-        observed={column: sum(by_type.values()), "by_type": by_type},
-        details=details,
-    )
-
-
 def _errors_check(name: str, queries: QueriesPhase, per_type: dict[str, dict[str, Any]]) -> Check:
     samples = queries.errors.samples
     details = f"first error: {samples[0]['error']}" if samples else "errors summed over cold and hot passes"
-    return _none_check(name, "no query errors", "errors", per_type, details)
+    return none_check(name, "no query errors", "errors", per_type, details)
 
 
 def _answers_check(name: str, queries: QueriesPhase, per_type: dict[str, dict[str, Any]]) -> Check:
@@ -148,7 +133,7 @@ def _answers_check(name: str, queries: QueriesPhase, per_type: dict[str, dict[st
         if first
         else f"{checks.agreed}/{checks.checked} answers agree"
     )
-    return _none_check(name, "answers agree with the oracle", "mismatches", per_type, details)
+    return none_check(name, "answers agree with the oracle", "mismatches", per_type, details)
 
 
 def _compared_check(name: str, queries: QueriesPhase) -> tuple[dict[str, Any], Check]:

@@ -225,11 +225,7 @@ class Frontier:
         with self._lock:
             if seconds_ago <= 0:
                 return self._closed()
-            then = time.perf_counter() - seconds_ago
-            for at, closed in reversed(self._history):
-                if at <= then:
-                    return closed
-            return self.rows.start_ns
+            return self._closed_at(time.perf_counter() - seconds_ago)
 
     def confirm_visible(self, acknowledged_at: float) -> None:
         """A read saw the row of a batch acknowledged at ``acknowledged_at`` (``perf_counter``):
@@ -237,10 +233,7 @@ class Frontier:
         in the order it made them (a target that acknowledges before it applies, as QuestDB's WAL
         does, included)."""
         with self._lock:
-            for at, closed in reversed(self._history):
-                if at <= acknowledged_at:
-                    self._visible = max(self._visible, closed)
-                    return
+            self._visible = max(self._visible, self._closed_at(acknowledged_at))
 
     def confirm_all_visible(self) -> None:
         """Every batch acknowledged so far is visible (the target was flushed)."""
@@ -251,6 +244,14 @@ class Frontier:
         """Every row before this instant was acknowledged, and a read saw it (or a later row)."""
         with self._lock:
             return self._visible
+
+    def _closed_at(self, when: float) -> int:
+        """``closed_before()`` as it was at ``when`` (``perf_counter``): the newest value recorded
+        at or before it, the live rows' first instant before any acknowledgement."""
+        for at, closed in reversed(self._history):
+            if at <= when:
+                return closed
+        return self.rows.start_ns
 
     def _closed(self) -> int:
         oldest = min(self._pending.values(), default=NEVER)
