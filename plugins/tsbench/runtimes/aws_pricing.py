@@ -110,7 +110,7 @@ def host_price(options: AwsOptions, table: PriceTable | None = None) -> MachineP
         priced=True,
         usd_per_h=sum(line.usd_per_h for line in lines),
         lines=lines,
-        table=f"AWS on-demand, Linux, {region}, as published on {table.date}: {table.source}; verify them",
+        table=f"AWS on-demand, Linux, {region}, as published on {table.date} ({table.source}); verify them",
         table_date=str(table.date),
         not_counted=NOT_COUNTED,
     )
