@@ -3,7 +3,7 @@
 moto creates the instance, volumes and security group for real (in its own state) but boots no
 machine, so the benchmark host never becomes ready: the run fails midway, after ``terraform apply``
 created everything. That is the case to prove — teardown runs ``terraform destroy`` anyway, nothing
-is left, and the report is still published with the failure.
+is left, and the report is still published with the failure — and with what the host cost.
 """
 
 from __future__ import annotations
@@ -88,3 +88,9 @@ def test_aws_run_failing_midway_is_destroyed_and_reported(
     assert not any((aws_env["state"] / "aws").glob("*")), "the runtime kept state of a destroyed host"
     report = (folder / "report" / "report.html").read_text()
     assert "provision" in report and "not ready" in report
+    # What the host cost, from the lease taken before its (failed) provisioning to the end of destroy
+    cost = report[report.index("Cost and price-performance") : report.index("<h2>Methodology</h2>")]
+    assert "m5.large benchmark host" in cost and "data volume (gp3, 10 GB)" in cost
+    assert "from the lease taken before provisioning (which failed) to the end of teardown" in cost
+    result = read_json(folder / "scale-10" / "result.json")
+    assert result["price"]["priced"] and result["price"]["table_date"]

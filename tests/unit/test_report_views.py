@@ -27,6 +27,7 @@ from tsbench.results.model import (
     CacheReset,
     CompressionFigures,
     LoadTrial,
+    PriceLine,
     QueryStats,
     Resources,
     RollupFigures,
@@ -95,7 +96,7 @@ def test_every_template_attribute_exists() -> None:
     }
     records = (QueryStats, Resources, CacheReset, LoadTrial, CompressionFigures, RollupFigures, RunSpec)
     live = (LivePhase, IngestFigures, LiveQueryType, Latency, FreshnessFigures, RampStep)
-    for record in (*records, RollupRefreshFigures, *live):
+    for record in (*records, RollupRefreshFigures, PriceLine, *live):
         known |= set(record.model_fields)
     known |= DATASET_KEYS | WIRE_KEYS | SAMPLE_KEYS | DIFF_ROW_KEYS | DICT_METHODS
     unknown = _template_attributes() - known

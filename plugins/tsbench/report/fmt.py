@@ -102,6 +102,14 @@ def cell(value: Any) -> str:
     return text if len(text) <= 300 else text[:297] + "…"
 
 
+def usd(value: float | None) -> str:
+    """US dollars: cents from $1 up (``1234.5`` → ``"$1,234.50"``), else 3 significant digits
+    (``0.00329`` → ``"$0.00329"``)."""
+    if _missing(value):
+        return DASH
+    return f"${value:,.2f}" if abs(value) >= 1 else f"${value:.3g}"
+
+
 def entities(use_case: str) -> str:
     """What a use case's scale counts: ``hosts``, ``trucks``, ``metrics``."""
     known = USE_CASES.get(use_case)
@@ -119,4 +127,5 @@ FILTERS = {
     "times": times,
     "instant": instant,
     "cell": cell,
+    "usd": usd,
 }

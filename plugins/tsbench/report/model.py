@@ -24,6 +24,7 @@ from tsbench.report.sections.answers import (
     answers_section,
     validation_section,
 )
+from tsbench.report.sections.cost import CostSection, cost_section
 from tsbench.report.sections.environment import (
     AppendixSection,
     EnvironmentSection,
@@ -119,6 +120,7 @@ class ScaleView:
     banner: Banner
     summary: SummarySection
     environment: EnvironmentSection
+    cost: CostSection
     cache: list[CacheRow]
     load: LoadSection
     queries: QueriesSection
@@ -216,6 +218,7 @@ def scale_context(
         banner=banner(checked, targets),
         summary=summary_section(prefix, run, targets, load, queries, footprint),
         environment=environment_section(run, targets),
+        cost=cost_section(run, targets, load),
         cache=cache_rows(run, targets),
         load=load,
         queries=queries,

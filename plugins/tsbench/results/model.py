@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tsbench.results.cost_records import MachinePrice, PriceLine
 from tsbench.results.live_records import LivePhase
 from tsbench.results.phase_records import (
     AnswerChecks,
@@ -46,12 +47,14 @@ __all__ = [
     "LoadPhase",
     "LoadTrial",
     "MachineFacts",
+    "MachinePrice",
     "Number",
     "PhaseError",
     "Plan",
     "PointFacts",
     "PointRun",
     "Prepare",
+    "PriceLine",
     "Provision",
     "QueriesPhase",
     "QueryErrors",
@@ -183,10 +186,12 @@ class PointRun(Record):
 
 
 class RunResult(PointRun):
-    """``result.json``: one point (a scale, or a sweep's point) with every target's records."""
+    """``result.json``: one point (a scale, or a sweep's point) with every target's records, and the
+    price per hour of one of its hosts (``price``; None in results collected before prices were)."""
 
     finished_at: str = ""
     targets: dict[str, TargetResult] = {}
+    price: MachinePrice | None = None
 
 
 class Comparison(Record):

@@ -46,6 +46,7 @@ class Provision(Record):
     version: str = ""
     settings: dict[str, Any] = {}  # the database's own settings, free-form per target
     wall_s: Number | None = None
+    started_at: str = ""  # ISO instant provisioning began (a cloud host's life starts here); runs before: ""
 
 
 class Prepare(Record):
@@ -65,6 +66,7 @@ class LeaseTaken(Record):
     FILE: ClassVar[str] = "acquire_machine"
     waited_s: Number = 0.0
     lease: str | None = None
+    taken_at: str = ""  # ISO instant the lease was taken, right before provisioning; runs before: ""
 
 
 class LoadTrial(Record):
@@ -252,11 +254,13 @@ class QueriesPhase(Record):
 
 
 class Teardown(Record):
-    """``teardown.json``: seconds to stop the server and remove its files."""
+    """``teardown.json``: seconds to stop the server and remove its files, and the ISO instant it
+    ended (``finished_at``: a cloud host no longer exists; runs before: "")."""
 
     FILE: ClassVar[str] = "teardown"
     seconds: Number | None = None
     wall_s: Number | None = None
+    finished_at: str = ""
 
 
 class PhaseError(Record):

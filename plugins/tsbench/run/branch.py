@@ -12,6 +12,7 @@ reason) before it is raised, so the report shows it and the other branches go on
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,6 +29,7 @@ from tsbench.run.phases import ACQUIRE_RECORD, PHASE_NAMES, step_name
 from tsbench.run.pipeline import Step
 from tsbench.runtimes.base import Runtime
 from tsbench.runtimes.select import RuntimeOptions, host_lease_keys
+from tsbench.timeutil import format_instant
 
 log = logging.getLogger("tsbench.run")
 # How a branch waits for its lease: given the leases, the owner and a reporter of the wait, the
@@ -115,7 +117,8 @@ class BranchRun:
                 each.release(owner)
             self.phases.fail(ACQUIRE_RECORD.FILE, error)  # type: ignore[attr-defined]
             raise
-        self.phases.write(LeaseTaken(waited_s=waited, lease=lease.key))
+        taken_at = format_instant(time.time_ns())
+        self.phases.write(LeaseTaken(waited_s=waited, lease=lease.key, taken_at=taken_at))
         log.info("lease %s taken by %s after %.1f s", lease.where, self.item.label, waited)
         return waited
 

@@ -1,4 +1,5 @@
-"""Merge a point folder's records into one self-describing ``result.json``.
+"""Merge a point folder's records into one self-describing ``result.json``, with the price per hour
+of one of its hosts (``price``: the runtime's price table, or why there is none).
 
 Every record is read as its type (``tsbench.run.phases`` names which file holds which), so a file
 that breaks the contract fails here, not in the report, and the whole result as a ``RunResult``.
@@ -7,13 +8,35 @@ that breaks the contract fails here, not in the report, and the whole result as 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tsbench.results.folder import PointFolder, TargetFolder
-from tsbench.results.model import PhaseError, RunResult, TargetResult
+from tsbench.results.model import MachinePrice, PhaseError, RunResult, TargetResult
 from tsbench.run.phases import ACQUIRE_RECORD, COMPLETING, PHASES, record_files
+from tsbench.runtimes.options import AwsOptions, DockerOptions
+from tsbench.runtimes.select import machine_price
 from tsbench.timeutil import format_instant
+
+
+@dataclass(frozen=True)
+class RecordedRuntime:
+    """A recorded spec's runtime and its options (``runtimes.select.RuntimeChoice``), the options
+    validated on their own: a run's readiness checks (Terraform on PATH…) are not repeated."""
+
+    runtime: str
+    aws: AwsOptions
+    docker: DockerOptions
+
+    @classmethod
+    def of(cls, spec: Mapping[str, Any]) -> RecordedRuntime:
+        return cls(
+            spec.get("runtime") or "local",
+            AwsOptions.model_validate(spec.get("aws") or {}),
+            DockerOptions.model_validate(spec.get("docker") or {}),
+        )
 
 
 def target_result(folder: TargetFolder) -> TargetResult:
@@ -38,6 +61,12 @@ def target_result(folder: TargetFolder) -> TargetResult:
     return TargetResult.from_json(body)
 
 
+def recorded_price(spec: Mapping[str, Any]) -> MachinePrice:
+    """The price per hour of one host of a recorded spec's runtime (``runtimes.select.machine_price``),
+    looked up now, in the price table as it stands."""
+    return machine_price(RecordedRuntime.of(spec))
+
+
 def collect(run_dir: Path) -> RunResult:
     """Write ``result.json`` (atomically, checked as a ``RunResult``) and return it."""
     point = PointFolder(run_dir)
@@ -47,6 +76,7 @@ def collect(run_dir: Path) -> RunResult:
         "format": "tsbench-result/1",
         "finished_at": format_instant(time.time_ns()),
         "targets": {name: target_result(point.target(name)).to_json() for name in run.spec["targets"]},
+        "price": recorded_price(run.spec).to_json(),
     }
     record = RunResult.from_json(result)
     point.write_result(record)

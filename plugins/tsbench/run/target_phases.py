@@ -29,6 +29,7 @@ from tsbench.runtimes.select import RuntimeOptions, runtime_for
 from tsbench.spec import RunSpec
 from tsbench.targets.base import Target, TargetError
 from tsbench.targets.registry import load_target
+from tsbench.timeutil import format_instant
 from tsbench.workload.answer_file import AnswerFile
 from tsbench.workload.dataset import Dataset
 from tsbench.workload.kept import kept_view
@@ -118,7 +119,8 @@ class TargetPhases:
 
     # -- phases ---------------------------------------------------------------------------------
     def provision(self) -> Record:
-        started = time.perf_counter()
+        """Start the server; ``started_at``: when a cloud host's life (and its bill) may begin."""
+        started, started_at = time.perf_counter(), format_instant(time.time_ns())
         server = self.runtime.provision(self.target_type, self.instance)
         with self.connect() as target:
             facts = {"version": target.version(), "settings": target.settings()}
@@ -141,6 +143,7 @@ class TargetPhases:
                     row_model_note=declared.row_model_note,
                     keeps=declared.keeps.meaning,
                 ),
+                started_at=started_at,
                 **facts,
             ),
         )
@@ -297,10 +300,12 @@ class TargetPhases:
         return self.write(live_phase(self))
 
     def teardown(self) -> Record:
-        """Stop the server and remove its files; safe to call at any point, even twice."""
+        """Stop the server and remove its files; safe to call at any point, even twice.
+        ``finished_at``: when a cloud host (and its bill) is gone."""
         started = time.perf_counter()
         self.runtime.teardown(self.instance)
-        return self.write(records.Teardown(seconds=time.perf_counter() - started))
+        finished_at = format_instant(time.time_ns())
+        return self.write(records.Teardown(seconds=time.perf_counter() - started, finished_at=finished_at))
 
     def fail(self, phase: str, error: BaseException) -> Record:
         log.error("target %s failed in %s: %s", self.name, phase, error)

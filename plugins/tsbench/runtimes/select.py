@@ -1,4 +1,5 @@
-"""The runtime a run's spec asks for (``local``, ``docker`` or ``aws``), built with the spec's options.
+"""The runtime a run's spec asks for (``local``, ``docker`` or ``aws``), built with the spec's options,
+the leases its branches take and the price of one of its hosts.
 
 Heavy or optional dependencies (the Docker SDK, Terraform) are imported only for the runtime asked for.
 """
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from tsbench.results.cost_records import MachinePrice
 from tsbench.runtimes.base import Runtime
 from tsbench.runtimes.options import AwsOptions, DockerOptions
 
@@ -74,3 +76,14 @@ def host_lease_keys(spec: RuntimeChoice, run: str) -> list[str | None]:
     if spec.runtime == "aws":
         return [f"{run}-aws-host-{i}" for i in range(spec.aws.max_parallel_hosts)]
     return [None]
+
+
+def machine_price(spec: RuntimeChoice) -> MachinePrice:
+    """The on-demand price per hour of one host the spec's runtime would rent, from that runtime's
+    own price table (``aws``: ``runtimes/aws_pricing.py``); ``local`` and ``docker`` run on a
+    machine tsbench does not rent: ``no price (local)``, ``no price (docker)``."""
+    if spec.runtime == "aws":
+        from tsbench.runtimes.aws_pricing import host_price
+
+        return host_price(spec.aws)
+    return MachinePrice.none(spec.runtime, f"no price ({spec.runtime})")

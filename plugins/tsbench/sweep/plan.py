@@ -20,6 +20,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
+from tsbench.runtimes.select import machine_price
 from tsbench.spec import DEFAULT_START, DatasetSpec, RunSpec, SpecError
 from tsbench.sweep.axes import AXIS_NAMES, BY_AXIS, axis_text
 from tsbench.timeutil import format_duration, parse_duration, parse_instant
@@ -102,13 +103,30 @@ class SweepPlan:
         largest = max(p.spec.rows_total for p in self.points)
         return self.rows_generated() * ASSUMED_DATASET_BYTES_PER_ROW + largest * ASSUMED_STORED_BYTES_PER_ROW
 
+    def estimated_cost(self) -> str:
+        """The estimated cost of the plan's load hours (``estimated_hours``: every target's loads, each
+        target on a host of its own, so host-hours) at the price per hour of one host of the spec's
+        runtime (``runtimes.select.machine_price``), in USD, as a sentence; or why there is no price.
+        A lower bound, as the hours are: a host also lives while it is provisioned, settles and is
+        queried."""
+        price = machine_price(self.points[0].spec)
+        if not price.priced or price.usd_per_h is None:
+            return price.no_price
+        hours = self.estimated_hours()
+        return (
+            f"estimated cost ≥ ${hours * price.usd_per_h:,.2f}: {hours:,.1f} h of loading × "
+            f"${price.usd_per_h:.3f} per host-hour ({price.lines[0].item}, its volumes and address; AWS "
+            f"on-demand prices of {price.table_date}), more with provisioning, settling and queries "
+            "(an estimate, not a quote)"
+        )
+
     def summary(self) -> str:
         return (
             f"{len(self.points)} point(s) over {', '.join(self.varied) or 'no axis'}; "
             f"{len(self.dataset_groups())} dataset(s), {self.rows_generated():,} rows generated, "
             f"{self.rows_loaded():,} rows loaded; estimated ≥ {self.estimated_hours():.1f} h at "
             f"{ASSUMED_ROWS_PER_S:,} rows/s per load and ~{self.estimated_disk_bytes() / 1e9:,.1f} GB "
-            "of disk (assumptions, not measurements)"
+            f"of disk (assumptions, not measurements); {self.estimated_cost()}"
         )
 
 
