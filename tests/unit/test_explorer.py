@@ -187,13 +187,19 @@ def _valid(values: list[float], nights: range) -> list[float]:
 
 
 def _check_load_bars(page: Page, rates: dict[str, list[float]], names: list[str], nights: range) -> None:
+    """The bars of the load rate: each database's median over the validated ``nights``."""
     medians = {n: statistics.median(_valid(rates[n], nights)) for n in names}
-    expected = _ratios(medians, higher=True)
+    _check_bars(page, medians, {n: f"median of {len(_valid(rates[n], nights))} runs" for n in names})
+
+
+def _check_bars(page: Page, figures: dict[str, float], what: dict[str, str]) -> None:
+    """Bars in order of their ratio to the best (higher is better), each label naming its figure."""
+    expected = _ratios(figures, higher=True)
     shown = _bars(page)
     assert list(shown) == list(expected), shown
     for name, ratio in expected.items():
         assert shown[name].startswith(ratio), (name, shown[name], ratio)
-        assert f"median of {len(_valid(rates[name], nights))} runs" in shown[name]
+        assert shown[name].endswith(f"{figures[name]:,.0f} rows/s · {what[name]}"), shown[name]
     assert shown[next(iter(expected))].startswith("×1.00 best")
 
 
@@ -208,6 +214,7 @@ def test_the_explorer_in_headless_chromium(history: History, tmp_path: Path) -> 
             page.on("pageerror", lambda error: errors.append(str(error)))
             page.goto((history.out / "explorer.html").as_uri())
             _default_view(page, history, shots)
+            _the_newest_run(page, history, shots)
             _another_metric(page, shots)
             _a_database_unticked(page, history, shots)
             _a_narrower_range(page, history, shots)
@@ -249,6 +256,16 @@ def _default_view(page: Page, history: History, shots: Shots) -> None:
     shots.take(page, "1-load-all")
 
 
+def _the_newest_run(page: Page, history: History, shots: Shots) -> None:
+    """Bars of the newest run in the range instead of the median: QuestDB's lead after its step."""
+    page.locator("#statistic").select_option("newest")
+    newest = {name: values[-1] for name, values in history.rates.items()}
+    _check_bars(page, newest, dict.fromkeys(newest, f"run {_night(NIGHTS - 1)}"))
+    expect(page.locator("#bars-note")).to_contain_text("newest load rows/s among the validated runs")
+    shots.take(page, "2-newest-run")
+    page.locator("#statistic").select_option("median")
+
+
 def _another_metric(page: Page, shots: Shots) -> None:
     """The footprint: lower is better, in bytes; no change (the fixture's footprints are constant)."""
     page.locator("#metric").select_option("footprint")
@@ -259,7 +276,7 @@ def _another_metric(page: Page, shots: Shots) -> None:
     labels = _bars(page)
     assert next(iter(labels.values())).startswith("×1.00 best") and all("iB" in v for v in labels.values())
     expect(page.locator("#bars-note")).to_contain_text("value ÷ best: lower is better")
-    shots.take(page, "2-footprint")
+    shots.take(page, "3-footprint")
     page.locator("#metric").select_option("load rows/s")
 
 
@@ -270,7 +287,7 @@ def _a_database_unticked(page: Page, history: History, shots: Shots) -> None:
     expect(page.locator("#trend line.change")).to_have_count(0)
     _check_load_bars(page, history.rates, ["timescaledb", "postgres"], range(NIGHTS))
     assert "questdb" not in page.locator("#runs thead").inner_text()
-    shots.take(page, "3-questdb-unticked")
+    shots.take(page, "4-questdb-unticked")
     page.locator("#targets input[value=questdb]").check()
     expect(page.locator("#trend polyline.line")).to_have_count(3)
 
@@ -283,12 +300,12 @@ def _a_narrower_range(page: Page, history: History, shots: Shots) -> None:
     expect(page.locator("#trend line.change")).to_have_count(0)
     expect(page.locator("#trend circle.dot")).to_have_count(15)
     _check_load_bars(page, history.rates, ["questdb", "timescaledb", "postgres"], range(first, NIGHTS))
-    shots.take(page, "4-last-five-runs")
+    shots.take(page, "5-last-five-runs")
     page.locator("#from").select_option(label=f"2026-10-{STEP - 1:02d} 02:30 · {_night(STEP - 2)}")
     page.locator("#to").select_option(label=f"2026-10-{STEP + 3:02d} 02:30 · {_night(STEP + 2)}")
     expect(page.locator("#runs tbody tr")).to_have_count(5)
     expect(page.locator("#trend line.change")).to_have_count(1)  # both sides of the step in range
-    shots.take(page, "5-around-the-step")
+    shots.take(page, "6-around-the-step")
 
 
 def _the_study(page: Page, shots: Shots) -> None:
@@ -297,4 +314,4 @@ def _the_study(page: Page, shots: Shots) -> None:
     expect(page.locator("#runs tbody tr")).to_have_count(2)
     expect(page.locator("#trend polyline.line")).to_have_count(3)
     expect(page.locator("#trend line.change")).to_have_count(0)
-    shots.take(page, "6-study")
+    shots.take(page, "7-study")

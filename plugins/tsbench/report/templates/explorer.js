@@ -148,14 +148,24 @@
     return points;
   }
 
+  // One bar's figure: the median of the validated values in the range, or the newest of them.
+  function barFigure(s, range, newest) {
+    var points = inRange(s, range).filter(function (p) { return p.valid; });
+    if (!points.length) { return { s: s, value: null }; }
+    if (newest) {
+      var last = points[points.length - 1];
+      return { s: s, value: last.value, what: "run " + data.runs[last.position].run_id };
+    }
+    var n = points.length;
+    return { s: s, value: median(points.map(function (p) { return p.value; })), what: "median of " + n + " run" + (n === 1 ? "" : "s") };
+  }
+
   function drawBars(shown, range) {
     var bars = $("bars");
     bars.textContent = "";
     if (!shown.length) { bars.appendChild(element("p", { class: "note" }, "No database ticked.")); return; }
-    var rows = shown.map(function (s) {
-      var values = inRange(s, range).filter(function (p) { return p.valid; }).map(function (p) { return p.value; });
-      return { s: s, n: values.length, value: values.length ? median(values) : null };
-    });
+    var newest = $("statistic").value === "newest";
+    var rows = shown.map(function (s) { return barFigure(s, range, newest); });
     var measured = rows.filter(function (r) { return r.value !== null; }).map(function (r) { return r.value; });
     var higher = shown[0].better === "higher";
     var best = higher ? Math.max.apply(null, measured) : Math.min.apply(null, measured);
@@ -163,9 +173,10 @@
     rows.sort(function (a, b) { return (a.ratio === null) - (b.ratio === null) || a.ratio - b.ratio; });
     var worst = Math.max.apply(null, rows.map(function (r) { return r.ratio || 1; }));
     rows.forEach(function (r) { bars.appendChild(barRow(r, worst)); });
-    $("bars-note").textContent = "Each bar: the database's median " + shown[0].metric + " over the validated runs in " +
-      "the range (runs whose validation failed are left out). ×1.00 is the best; ×N is N times worse than the best (" +
-      (higher ? "best ÷ value: " : "value ÷ best: ") + betterText(shown[0]) + "). A longer bar is worse.";
+    $("bars-note").textContent = "Each bar: the database's " + (newest ? "newest " : "median ") + shown[0].metric +
+      (newest ? " among" : " over") + " the validated runs in the range (runs whose validation failed are left out). " +
+      "×1.00 is the best; ×N is N times worse than the best (" + (higher ? "best ÷ value: " : "value ÷ best: ") +
+      betterText(shown[0]) + "). A longer bar is worse.";
   }
 
   function barRow(row, worst) {
@@ -183,19 +194,20 @@
       label.textContent = "no validated value in the range";
     } else {
       label.appendChild(element("span", { class: "ratio" }, "×" + row.ratio.toFixed(2) + (best ? " best" : "")));
-      label.appendChild(document.createTextNode(" · " + withUnit(row.value, row.s.unit) + " · median of " + row.n + " run" + (row.n === 1 ? "" : "s")));
+      label.appendChild(document.createTextNode(" · " + withUnit(row.value, row.s.unit) + " · " + row.what));
     }
     div.appendChild(label);
     return div;
   }
 
   // -- the trend chart ----------------------------------------------------------------------------
-  function scaleOf(shown, range) {
+  function scaleOf(shown, range, unit) {
     var values = [];
     shown.forEach(function (s) { inRange(s, range).forEach(function (p) { values.push(p.value); }); });
-    var top = values.length ? Math.max.apply(null, values) : 1;
-    var step = Math.pow(10, Math.floor(Math.log10(top || 1)));
-    var nice = [1, 2, 2.5, 5, 10].map(function (m) { return m * step; }).filter(function (v) { return v >= top; })[0] || top;
+    var top = (values.length ? Math.max.apply(null, values) : 1) || 1;
+    var base = unit === "bytes" ? Math.pow(1024, Math.max(0, Math.floor(Math.log(top) / Math.log(1024)))) : 1;
+    var step = Math.pow(10, Math.floor(Math.log10(top / base)));
+    var nice = base * ([1, 2, 2.5, 5, 10].map(function (m) { return m * step; }).filter(function (v) { return v * base >= top; })[0] || top / base);
     var plotW = CHART.width - CHART.left - CHART.right;
     var plotH = CHART.height - CHART.top - CHART.bottom;
     return {
@@ -297,7 +309,7 @@
     holder.textContent = "";
     var legend = $("legend");
     legend.textContent = "";
-    var at = scaleOf(shown, range);
+    var at = scaleOf(shown, range, shown.length ? shown[0].unit : "");
     var chart = svg("svg", { viewBox: "0 0 " + CHART.width + " " + CHART.height, role: "img",
       "aria-label": "trend of " + (shown.length ? shown[0].metric : "nothing") });
     drawAxes(chart, at, shown.length ? shown[0].unit : "", range);
@@ -368,7 +380,7 @@
     if (!data.series.length) { problem("No run with comparable figures has been published yet."); return; }
     unique(data.series.map(function (s) { return s.target; })).sort().forEach(function (t, i) { colour[t] = PALETTE[i % PALETTE.length]; });
     $("summary").textContent = data.runs.length + " run(s), " + data.series.length + " series";
-    ["origin", "use-case", "scale", "point", "metric", "from", "to"].forEach(function (id) { $(id).addEventListener("change", redraw); });
+    ["origin", "use-case", "scale", "point", "metric", "statistic", "from", "to"].forEach(function (id) { $(id).addEventListener("change", redraw); });
     redraw();
   }
 
