@@ -159,8 +159,7 @@ def _replace_latest(root: Path, folder: Path, latest_folder: str) -> None:
 
 def _publish_locally(folder: Path, latest_folder: str = "latest") -> dict[str, Any]:
     """``<latest_folder>/`` replaced when validation passed (the other latest folders are left
-    alone) and ``index.html`` rewritten: every run, and what each latest folder holds; the results
-    explorer (``explorer.html``, ``explorer-data.js``) rewritten beside it first (index.html links to it)."""
+    alone); the results explorer, then ``index.html`` (every run, each latest folder's) rewritten."""
     from tsbench.explorer.page import write_explorer
     from tsbench.results.publish import check_latest_folder, local_latest, render_index_html, run_links
 
@@ -175,12 +174,7 @@ def _publish_locally(folder: Path, latest_folder: str = "latest") -> dict[str, A
     explorer = write_explorer(root, runs, results_root())
     page = render_index_html(runs, local_latest(root), explorer=explorer.name)
     write_bytes_atomic(root / "index.html", page.encode())
-    return {
-        "latest_folder": latest_folder,
-        "latest_replaced": passed,
-        "index": str(root / "index.html"),
-        "explorer": str(explorer),
-    }
+    return {"latest_folder": latest_folder, "latest_replaced": passed, "index": str(root / "index.html")}
 
 
 def s3_settings() -> S3Settings | None:
@@ -210,10 +204,8 @@ def publish_run(folder: Path, s3: S3Settings | None = None, latest_folder: str =
     settings = s3 if s3 is not None else s3_settings()
     if settings:
         bucket, prefix = settings.bucket, settings.prefix
-        options = settings.client_options()
-        done = publish.publish_run(
-            folder, bucket, prefix, latest_folder=latest_folder, pages=explorer_pages(), **options
-        )
+        options = {**settings.client_options(), "pages": explorer_pages()}  # + the results explorer
+        done = publish.publish_run(folder, bucket, prefix, latest_folder=latest_folder, **options)
         outcome["s3"] = {"bucket": bucket, "prefix": prefix, **{k: v for k, v in done.items() if k != "keys"}}
         log.info("published to s3://%s/%s", bucket, prefix)
     else:

@@ -227,9 +227,11 @@
     }
     chart.appendChild(svg("line", { class: "axis", x1: CHART.left, x2: CHART.width - CHART.right, y1: bottom, y2: bottom }));
     var every = Math.max(1, Math.ceil(range.length / 10));
+    var days = range.map(function (p) { return (data.runs[p].created_at || "").slice(0, 10); });
+    var sameDay = unique(days).length < days.length;  // then label the time too: "12-01 19:35"
     range.forEach(function (p, i) {
       if (i % every) { return; }
-      var label = (data.runs[p].created_at || "").slice(0, 10);
+      var label = sameDay ? when(data.runs[p]).slice(5) : days[i];
       chart.appendChild(svg("text", { class: "tick", x: at.x(p), y: bottom + 16, "text-anchor": "middle" }, label));
     });
     chart.appendChild(svg("text", { class: "tick", x: CHART.left + 4, y: CHART.top - 10 }, unit));
