@@ -11,6 +11,8 @@ from urllib.parse import unquote
 
 import pytest
 
+from tsbench.explorer.data import ExplorerData
+from tsbench.explorer.page import VARIABLE, explorer_pages, render_page
 from tsbench.results.files import write_bytes_atomic, write_json_atomic
 from tsbench.results.publish import PublishError, publish_run
 from tsbench.results.store import RunStore
@@ -251,6 +253,42 @@ def test_publishing_twice_leaves_the_same_objects(minio_server: MinioServer, tmp
     after = objects(s3, bucket)
     assert "bench/runs/20261101T000000Z-once01/report/style.css" not in after
     assert "bench/latest/style.css" not in after
+
+
+def test_every_publication_rewrites_the_results_explorer(minio_server: MinioServer, tmp_path: Path) -> None:
+    """explorer.html and explorer-data.js beside index.html (which links to the explorer): every
+    published run on it, a failed one marked, each report link an object relative to the page."""
+    s3, bucket = minio_server.client(), minio_server.new_bucket()
+    runs = [
+        make_run(tmp_path, "20261101T000000Z-expl01", "2026-11-01T00:00:00Z"),
+        make_run(tmp_path, "20261102T000000Z-expl02", "2026-11-02T00:00:00Z", passed=False),
+        make_run(tmp_path, "20261103T000000Z-expl03", "2026-11-03T00:00:00Z"),
+    ]
+    for run_dir in runs:
+        outcome = publish(minio_server, run_dir, bucket, pages=explorer_pages())
+    assert outcome["pages"] == ["bench/explorer-data.js", "bench/explorer.html"]
+    page, kind = get(s3, bucket, "bench/explorer.html")
+    assert kind.startswith("text/html") and page.decode() == render_page()
+    script, kind = get(s3, bucket, "bench/explorer-data.js")
+    assert kind.startswith("text/javascript")
+    prefix = f"window.{VARIABLE} = ".encode()
+    data = ExplorerData.from_json(json.loads(script[len(prefix) : -2]))
+    assert [(r.run_id, r.verdict) for r in data.runs] == [
+        ("20261101T000000Z-expl01", "passed"),
+        ("20261102T000000Z-expl02", "failed"),
+        ("20261103T000000Z-expl03", "passed"),
+    ]
+    for run in data.runs:
+        assert run.report == f"runs/{run.run_id}/report/report.html"
+        assert get(s3, bucket, f"bench/{run.report}")[0].startswith(b"<!doctype html>")
+    load = {s.target: s for s in data.series if s.metric == "load rows/s"}
+    assert load["questdb"].runs == [0, 1, 2] and load["questdb"].values == [1_250_000.0] * 3
+    assert load["postgres"].runs == [0, 2]  # the failed run's postgres failed its load
+    assert 'href="explorer.html"' in get(s3, bucket, "bench/index.html")[0].decode()
+
+    before = objects(s3, bucket)
+    publish(minio_server, runs[0], bucket, pages=explorer_pages())
+    assert objects(s3, bucket) == before  # the same runs: the same explorer, byte for byte
 
 
 def test_index_is_rebuilt_from_the_runs(minio_server: MinioServer, tmp_path: Path) -> None:

@@ -99,10 +99,12 @@ def detect_folder_changes(folder: Path, store: RunStore) -> ChangeReport:
 
 def _records(series: Series) -> list[ChangeRecord]:
     values = series.values
-    return [_record(series, change) for change in find_changes([v.value for v in values])]
+    return [change_record(series, change) for change in find_changes([v.value for v in values])]
 
 
-def _record(series: Series, change: Change) -> ChangeRecord:
+def change_record(series: Series, change: Change) -> ChangeRecord:
+    """``change`` (found on ``series``' values, so its ``index`` is one of them) as a ``ChangeRecord``:
+    the runs on either side, the levels, the interval and what differed between those two runs."""
     key, values = series.key, series.values
     before, after = values[change.index - 1], values[change.index]
     return ChangeRecord(

@@ -95,12 +95,15 @@ def build_series(runs: Iterable[HistoryRun]) -> list[Series]:
             continue
         seen.add((run.run_id, point))
         ref = RunRef(run_id=run.run_id, created_at=run.result.created_at, point=point)
+        facts: dict[str, RunFacts] = {}  # one per target, shared by its metrics' values
         for target, metric, value in _values(run.result):
             key = SeriesKey(
                 run.origin, _use_case(run.result), _scale(run.result), _axes(run.result), target, metric
             )
+            if target not in facts:
+                facts[target] = run_facts(run.result, target)
             series = by_key.setdefault(key, Series(key))
-            series.values.append(SeriesValue(ref, value, run_facts(run.result, target)))
+            series.values.append(SeriesValue(ref, value, facts[target]))
     return list(by_key.values())
 
 

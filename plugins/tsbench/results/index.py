@@ -184,9 +184,12 @@ def _environment() -> Environment:
     )
 
 
-def render_index_html(runs: Sequence[IndexLine], latest: Sequence[LatestRun]) -> str:
+def render_index_html(
+    runs: Sequence[IndexLine], latest: Sequence[LatestRun], explorer: str | None = None
+) -> str:
     """A plain, readable listing of every run, newest first, under one line per latest folder
-    (deterministic: no timestamps). ``runs``: index lines with ``links`` (``RunLinks``)."""
+    (deterministic: no timestamps). ``runs``: index lines with ``links`` (``RunLinks``);
+    ``explorer``: the results explorer's page, relative to index.html (None: none is published)."""
     holds: dict[str, list[str]] = {}
     for entry in latest:
         holds.setdefault(entry["run_id"], []).append(entry["folder"])
@@ -196,5 +199,6 @@ def render_index_html(runs: Sequence[IndexLine], latest: Sequence[LatestRun]) ->
         .render(
             runs=[_run_view(run, holds.get(run.run_id or "", [])) for run in runs],
             latest=[_latest_view(entry) for entry in latest],
+            explorer=quote(explorer) if explorer else None,
         )
     )

@@ -12,6 +12,8 @@ Layout under ``s3://<bucket>/<prefix>/``::
     index.json          every published run's summary (with the latest folder it was published
                         under), newest first, and which run each latest folder holds
     index.html          the same as a readable page, with links to every report and every latest folder
+    explorer.html …     more pages of the site (``pages``: the results explorer, ``tsbench.explorer``),
+                        rendered from the index every time index.html is
 
 Rules:
 
@@ -42,12 +44,12 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tsbench.results.bucket import Bucket, PublishError, make_client, md5_of
+from tsbench.results.bucket import Bucket, PublishError, content_type, make_client, md5_of
 from tsbench.results.documents import Document, parse_document, read_validation, run_document
 from tsbench.results.folder import PUBLISHED_DOCUMENTS, VALIDATION
 from tsbench.results.index import (
@@ -77,6 +79,7 @@ from tsbench.results.store import (
 __all__ = [
     "LATEST",
     "PublishError",
+    "SitePages",
     "check_latest_folder",
     "latest_folder_of",
     "local_latest",
@@ -117,6 +120,19 @@ def _bucket_validation(bucket: Bucket, run_id: str) -> Validation | None:
 
 
 # -- publishing ----------------------------------------------------------------------------------
+DocumentReader = Callable[[IndexLine], Document | None]
+
+
+@dataclass(frozen=True)
+class SitePages:
+    """More pages of the published site, beside index.html, which links to ``entry``: ``render``
+    makes their files (name → bytes, written in that order) from the index's lines (links relative
+    to the site's root) and a reader of each run's document (None: not readable)."""
+
+    entry: str
+    render: Callable[[Sequence[IndexLine], DocumentReader], Mapping[str, bytes]]
+
+
 @dataclass(frozen=True)
 class S3Settings:
     """Where a run is published on S3 (bucket, key prefix) and how to reach it: an endpoint (an
@@ -151,13 +167,15 @@ def publish_run(
     rebuild_index: bool = False,
     force: bool = False,
     latest_folder: str = LATEST,
+    pages: SitePages | None = None,
 ) -> dict[str, Any]:
     """Publish one run folder (see the module docstring); returns what was done.
 
     ``client``: an existing boto3 S3 client (else one is made from the other arguments and the
     environment). ``force``: upload every file even when the object already has the same bytes.
     ``latest_folder``: the latest folder this run may replace (``check_latest_folder``; ValueError
-    before anything is written when it is not a valid name).
+    before anything is written when it is not a valid name). ``pages``: more pages of the site,
+    rendered again with index.html (``SitePages``).
     """
     latest_folder = check_latest_folder(latest_folder)
     run_dir = Path(run_dir)
@@ -172,7 +190,7 @@ def publish_run(
         prefix,
     )
     store.ensure(create_bucket)
-    outcome = _publish(store, run_dir, document, latest_folder, rebuild_index, force)
+    outcome = _publish(store, run_dir, document, latest_folder, rebuild_index, force, pages)
     log.info(
         "published %(run_id)s to s3://%(bucket)s/%(run_key_prefix)s (%(verdict)s): %(uploaded)d uploaded, "
         "%(unchanged)d unchanged, %(deleted)d stale removed; %(latest_folder)s/ holds %(latest)s",
@@ -188,9 +206,10 @@ def _publish(
     latest_folder: str,
     rebuild_index: bool,
     force: bool,
+    pages: SitePages | None,
 ) -> dict[str, Any]:
-    """The run's files, its index line, its marker, the latest folders it affects and the index;
-    returns what was done (``publish_run``'s outcome)."""
+    """The run's files, its index line, its marker, the latest folders it affects, the index and
+    the site's pages; returns what was done (``publish_run``'s outcome)."""
     run_id = document.run_id or run_dir.name
     paths = run_files(run_dir)
     uploaded, unchanged, stale = _upload_run(store, run_dir, run_id, paths, force)
@@ -207,7 +226,7 @@ def _publish(
         log.info("index.json changed while publishing %s: reading it again", run_id)
     else:
         raise PublishError(f"index.json kept changing under {INDEX_ATTEMPTS} attempts to publish {run_id}")
-    _write_index_page(store)
+    written = _write_index_page(store, pages)
     return {
         "run_id": run_id,
         "bucket": store.bucket,
@@ -222,6 +241,7 @@ def _publish(
         "latest_updated": any(changed for _, changed in mirrored.values()),
         "index_json": store.key("index.json"),
         "index_html": store.key("index.html"),
+        "pages": [store.key(name) for name in written],
     }
 
 
@@ -299,18 +319,32 @@ def _write_index(store: Bucket, runs: list[IndexLine], version: str | None) -> b
     return store.put_if(store.key("index.json"), data, "application/json", version)
 
 
-def _write_index_page(store: Bucket) -> None:
-    """index.html from the current index.json, again until that index is still current after the
-    page was written (a concurrent publisher may have rendered an older one over it)."""
+def _write_index_page(store: Bucket, pages: SitePages | None) -> list[str]:
+    """index.html (and ``pages``) from the current index.json, again until that index is still
+    current after they were written (a concurrent publisher may have rendered an older one over
+    them). Returns the names of the pages written beside index.html."""
     for _ in range(INDEX_ATTEMPTS):
         index, version = store.get_json_tagged("index.json")
         runs = index_lines(index) or []
         latest = list((index or {}).get("latest", {}).values())
-        page = render_index_html(runs, latest).encode()
-        store.put(store.key("index.html"), page, "text/html; charset=utf-8", store.list("index.html"))
+        files = dict(pages.render(runs, _bucket_reader(store))) if pages is not None else {}
+        files["index.html"] = render_index_html(runs, latest, pages.entry if pages else None).encode()
+        for name, body in files.items():
+            store.put(store.key(name), body, content_type(name), store.list(name))
         if store.get_json_tagged("index.json")[1] == version:
-            return
+            return [name for name in files if name != "index.html"]
     raise PublishError(f"index.json kept changing under {INDEX_ATTEMPTS} attempts to render index.html")
+
+
+def _bucket_reader(store: Bucket) -> DocumentReader:
+    """A published run's document (its ``result`` link: runs/<id>/comparison.json or result.json)."""
+
+    def read(line: IndexLine) -> Document | None:
+        key = (line.links or {}).get("result")
+        body = store.get_json(key) if key else None
+        return parse_document(body) if body is not None else None
+
+    return read
 
 
 def _paths_of(store: Bucket, run_id: str) -> list[str]:

@@ -159,7 +159,8 @@ def _replace_latest(root: Path, folder: Path, latest_folder: str) -> None:
 
 def _publish_locally(folder: Path, latest_folder: str = "latest") -> dict[str, Any]:
     """``<latest_folder>/`` replaced when validation passed (the other latest folders are left
-    alone) and ``index.html`` rewritten: every run, and what each latest folder holds."""
+    alone); the results explorer, then ``index.html`` (every run, each latest folder's) rewritten."""
+    from tsbench.explorer.page import write_explorer
     from tsbench.results.publish import check_latest_folder, local_latest, render_index_html, run_links
 
     check_latest_folder(latest_folder)
@@ -170,7 +171,9 @@ def _publish_locally(folder: Path, latest_folder: str = "latest") -> dict[str, A
         _replace_latest(root, folder, latest_folder)
     relative = os.path.relpath(results_root(), root)
     runs = [run.with_(links=run_links(f"{relative}/{run.run_id}/", run)) for run in store().index()]
-    write_bytes_atomic(root / "index.html", render_index_html(runs, local_latest(root)).encode())
+    explorer = write_explorer(root, runs, results_root())
+    page = render_index_html(runs, local_latest(root), explorer=explorer.name)
+    write_bytes_atomic(root / "index.html", page.encode())
     return {"latest_folder": latest_folder, "latest_replaced": passed, "index": str(root / "index.html")}
 
 
@@ -193,6 +196,7 @@ def publish_run(folder: Path, s3: S3Settings | None = None, latest_folder: str =
     replaces only ``latest_folder`` (locally and on S3): ``latest`` is the nightly's, ad-hoc runs
     use their own (e.g. ``latest-tsbench_comparison``). ValueError, before anything is published,
     when ``latest_folder`` is not one path component starting with ``latest``."""
+    from tsbench.explorer.page import explorer_pages
     from tsbench.results import publish
 
     publish.check_latest_folder(latest_folder)
@@ -200,7 +204,7 @@ def publish_run(folder: Path, s3: S3Settings | None = None, latest_folder: str =
     settings = s3 if s3 is not None else s3_settings()
     if settings:
         bucket, prefix = settings.bucket, settings.prefix
-        options = settings.client_options()
+        options = {**settings.client_options(), "pages": explorer_pages()}  # + the results explorer
         done = publish.publish_run(folder, bucket, prefix, latest_folder=latest_folder, **options)
         outcome["s3"] = {"bucket": bucket, "prefix": prefix, **{k: v for k, v in done.items() if k != "keys"}}
         log.info("published to s3://%s/%s", bucket, prefix)
