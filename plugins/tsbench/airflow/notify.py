@@ -35,6 +35,7 @@ from tsbench.airflow.connections import AWS_CONNECTION, S3_CONNECTION, optional_
 from tsbench.notify.message import Notice, compose
 from tsbench.notify.redact import Redactor, secret_values
 from tsbench.notify.summary import RunEnd, summarize
+from tsbench.results.folder import RunFolder
 
 log = logging.getLogger("tsbench.airflow.notify")
 SMTP_CONNECTION = "tsbench_smtp"
@@ -93,17 +94,17 @@ def _located(context: dict[str, Any]) -> str | None:
     return find_run_folder(run_store_url(), str(context.get("run_id", "")), when)
 
 
-def report_location(url: str, folder: Any) -> str:
+def report_location(url: str, folder: RunFolder) -> str:
     """Where the run's report PDF is: in the run store, and on S3 when publication is configured."""
     from tsbench.results.bucket import Bucket
     from tsbench.run.pipeline import s3_settings
 
-    where = f"{url}/{folder.report_pdf.relative_to(folder.path).as_posix()}"
+    relative = folder.report_pdf.relative_to(folder.path).as_posix()
     settings = s3_from_connection() or s3_settings()
     if settings is None:
-        return where
-    key = Bucket(None, settings.bucket, settings.prefix).key(f"runs/{folder.name}/report/report.pdf")
-    return f"{where} (published: s3://{settings.bucket}/{key})"
+        return f"{url}/{relative}"
+    key = Bucket(None, settings.bucket, settings.prefix).key(f"runs/{folder.name}/{relative}")
+    return f"{url}/{relative} (published: s3://{settings.bucket}/{key})"
 
 
 def _field(name: str) -> str:
@@ -160,7 +161,6 @@ def _bounded(what: str, send: Callable[[], None], redact: Redactor) -> bool:
 
 def _send(context: dict[str, Any], succeeded: bool, channels: Channels, redact: Redactor) -> None:
     from tsbench.notify.summary import NOTICE_PART
-    from tsbench.results.folder import RunFolder
 
     end, url = _end_of(context, succeeded), _located(context)
     if url is None:
@@ -174,6 +174,10 @@ def _send(context: dict[str, Any], succeeded: bool, channels: Channels, redact: 
 
 def _deliver(context: dict[str, Any], channels: Channels, notice: Notice, redact: Redactor) -> None:
     context = {**context, NOTICE: notice}
+    if not hasattr(context.get("dag"), "get_template_env"):
+        # dag.test() hands DAG callbacks the serialized DAG, which has no template environment: the
+        # notifiers then render their fields (only ``NOTICE`` references) in Airflow's default one
+        context["dag"] = None
     for what, notifier in _senders(channels, notice).items():
         if _bounded(what, lambda notifier=notifier: notifier(context), redact):
             log.info("%s notification sent: %s", what, notice.subject)
