@@ -4,62 +4,23 @@ the machine."""
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 import threading
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
+from integration.dag_runs import TINY, only_run
 from integration.minio import MinioServer
 
 from tsbench.airflow.branch_tasks import RETRY_OWN_HOLDER_S
-from tsbench.airflow.params import DEFAULTS
 from tsbench.results.files import read_json
 from tsbench.runtimes.local import LocalRuntime
 
-pytest_plugins = ("integration.minio",)
+pytest_plugins = ("integration.minio", "integration.dag_runs")
 pytestmark = pytest.mark.integration
-
-TINY = {
-    **DEFAULTS,  # complete confs: dag.test() keeps the previous run's values in the DAG's params
-    "scales": [10],
-    "duration": "12h",
-    "queries_per_type": 2,
-    "hot_runs": 1,
-    "targets": ["questdb", "postgres"],
-}
-
-
-@pytest.fixture
-def pipeline_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, minio_server: MinioServer) -> dict:
-    """Results, datasets and server state in tmp; S3 through the Airflow connection tsbench_s3."""
-    bucket = minio_server.new_bucket("dagtest")
-    monkeypatch.setenv("TSBENCH_RESULTS", str(tmp_path / "out" / "runs"))
-    monkeypatch.setenv("TSBENCH_DATASETS", str(tmp_path / "datasets"))
-    monkeypatch.setenv("TSBENCH_STATE", str(Path("/var/tmp/tsbench-tests") / uuid.uuid4().hex[:8]))
-    connection = {
-        "conn_type": "aws",
-        "login": minio_server.access_key,
-        "password": minio_server.secret_key,
-        "extra": {
-            "bucket": bucket,
-            "prefix": "nightly",
-            "endpoint_url": minio_server.endpoint_url,
-            "region_name": minio_server.region,
-        },
-    }
-    monkeypatch.setenv("AIRFLOW_CONN_TSBENCH_S3", json.dumps(connection))
-    return {"bucket": bucket, "out": tmp_path / "out", "s3": minio_server.client()}
-
-
-def _only_run(out: Path) -> Path:
-    runs = [p for p in (out / "runs").iterdir() if p.is_dir()]
-    assert len(runs) == 1, runs
-    return runs[0]
 
 
 def test_bad_params_fail_before_any_work(dagbag, pipeline_env: dict) -> None:
@@ -70,7 +31,11 @@ def test_bad_params_fail_before_any_work(dagbag, pipeline_env: dict) -> None:
     assert states["validate_params"] == "failed"
     assert states["dataset"] in ("upstream_failed", None)
     assert {states[t] for t in ("collect", "validate", "report", "publish", "verdict")} == {"skipped"}
-    assert not (pipeline_env["out"] / "runs").exists() or not any((pipeline_env["out"] / "runs").iterdir())
+    # the run folder holds only the rejection (its reason, for the notification): no plan, no data
+    (folder,) = (pipeline_env["out"] / "runs").iterdir()
+    assert [p.name for p in folder.iterdir()] == ["rejected.json"]
+    rejection = read_json(folder / "rejected.json")
+    assert rejection["task"] == "validate_params" and "interval" in rejection["reason"]
     assert not Path(pipeline_env["out"].parent / "datasets").exists()
 
 
@@ -134,7 +99,7 @@ def test_a_target_killed_mid_run_still_yields_a_published_report(
     assert run.state == "failed"
     states = {(ti.task_id, ti.map_index): ti.state for ti in run.get_task_instances()}
     assert states[("verdict", -1)] == "failed" and states[("publish", -1)] == "success"
-    folder = _only_run(pipeline_env["out"])  # the publication's local copy
+    folder = only_run(pipeline_env["out"])  # the publication's local copy
     result = read_json(folder / "comparison.json")["results"]["100"]
     assert result["targets"]["postgres"]["status"] == "failed"
     # Killed inside its load; the load task's retry starts over with prepare, which then finds no
@@ -202,7 +167,7 @@ def test_a_branch_that_never_gets_the_machine_is_reported_with_phase_and_reason(
     finally:
         assert lease.release(holder), "the waiting branch must not take or drop another branch's lease"
     assert run.state == "failed"
-    folder = _only_run(pipeline_env["out"])
+    folder = only_run(pipeline_env["out"])
     body = read_json(folder / "comparison.json")["results"]["10"]["targets"]["postgres"]
     assert body["status"] == "failed" and body["failed_phase"] == "acquire_machine", body
     assert "MachineBusy" in body["error"] and f"held by {holder}" in body["error"], body["error"]
@@ -219,7 +184,7 @@ def test_a_live_phase_runs_as_its_own_dag_task(dagbag, pipeline_env: dict) -> No
     assert run.state == "success"
     states = {ti.task_id: ti.state for ti in run.get_task_instances()}
     assert states["benchmark.live"] == "success"
-    folder = _only_run(pipeline_env["out"])
+    folder = only_run(pipeline_env["out"])
     live = read_json(folder / "comparison.json")["results"]["10"]["targets"]["postgres"]["live"]
     assert live["ingest"]["rows_written"] > 0 and live["ingest"]["errors"] == 0
     assert sum(t["checked"] for t in live["queries"].values()) > 0

@@ -34,8 +34,8 @@ when a target or a critical expectation failed, after the report is published.
 from __future__ import annotations
 
 import functools
-import hashlib
 import logging
+import time
 from collections.abc import Callable, Sequence
 from datetime import timedelta
 from pathlib import Path
@@ -45,7 +45,7 @@ import pendulum
 from airflow.sdk import chain, dag, get_current_context, task, task_group
 from airflow.timetables.trigger import CronTriggerTimetable
 
-from tsbench.airflow import branch_tasks
+from tsbench.airflow import branch_tasks, notify
 from tsbench.airflow.branch_tasks import verbose
 from tsbench.airflow.params import comparison_params, run_parameters
 from tsbench.run.pipeline import Step, steps
@@ -77,11 +77,6 @@ def _needs(value: Any, what: str) -> None:
         raise AirflowSkipException(f"nothing to {what}: the run never started (see validate_params)")
 
 
-def _folder_name(run_id: str, when: Any) -> str:
-    suffix = hashlib.sha256(run_id.encode()).hexdigest()[:6]
-    return f"{when:%Y%m%dT%H%M%SZ}-{suffix}"
-
-
 def _task(step: Step, function: Callable[..., Any], **options: Any) -> Any:
     """The Airflow task of ``step``: its name, its summary as the task's doc, its options."""
     function.__doc__ = step.summary
@@ -110,21 +105,27 @@ def _giving_memory_back(function: Callable[..., Any]) -> Callable[..., Any]:
 def validate_params_task(step: Step, limits: SweepLimits | None = None, study: Study | None = None) -> Any:
     def validate_params() -> dict[str, Any]:
         from tsbench.results.folder import RunFolder
+        from tsbench.results.model import Rejection
+        from tsbench.results.workspace import run_folder_name
         from tsbench.run.pipeline import plan_run, run_store_url
         from tsbench.spec import SpecError
+        from tsbench.timeutil import format_instant
 
         context = get_current_context()
         dag_run = context["dag_run"]
         when = dag_run.run_after or dag_run.start_date or pendulum.now("UTC")
-        url = f"{run_store_url()}/{_folder_name(context['run_id'], when)}"
-        try:
-            params = run_parameters(context["params"])
-            with RunFolder.opened(url) as run:
-                planned = plan_run(params, run.path, limits, study)
-                return planned.model_copy(update={"folder": url}).model_dump(mode="json")
-        except SpecError as error:
-            log.error("%s", error)  # every bad field, one per line, as the log's last words
-            raise
+        url = f"{run_store_url()}/{run_folder_name(context['run_id'], when)}"
+        with RunFolder.opened(url) as run:
+            try:
+                planned = plan_run(run_parameters(context["params"]), run.path, limits, study)
+            except SpecError as error:
+                log.error("%s", error)  # every bad field, one per line, as the log's last words
+                # the only file of a refused run: the notification names the reason from it
+                run.write_rejection(
+                    Rejection(task=step.name, reason=str(error), rejected_at=format_instant(time.time_ns()))
+                )
+                raise
+            return planned.model_copy(update={"folder": url}).model_dump(mode="json")
 
     return _task(step, validate_params)
 
@@ -282,6 +283,8 @@ def build_comparison_dag(
         tags=tags,
         params=comparison_params(param_overrides),
         default_args={"retries": 1, "retry_delay": timedelta(seconds=20), "owner": "tsbench"},
+        on_success_callback=notify.on_success,  # the report delivered (tsbench.airflow.notify)
+        on_failure_callback=notify.on_failure,
     )
     def comparison() -> None:
         (first,) = steps("run")

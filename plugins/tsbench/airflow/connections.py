@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from tsbench.results.publish import S3Settings
 
@@ -10,21 +11,25 @@ log = logging.getLogger("tsbench.airflow")
 S3_CONNECTION = "tsbench_s3"
 
 
-def s3_from_connection(conn_id: str = S3_CONNECTION) -> S3Settings | None:
-    """S3 publication settings from connection ``conn_id`` (type aws: login = access key id,
-    password = secret; extra: ``bucket``, ``prefix``, ``endpoint_url``, ``region_name``).
-    None when the connection does not exist — then the environment decides (see tsbench.run.pipeline)."""
+def optional_connection(conn_id: str) -> Any | None:
+    """Airflow's connection ``conn_id`` (``airflow.sdk.Connection``), None when it does not exist
+    or no connection can be read here."""
     from airflow.sdk import Connection
     from airflow.sdk.exceptions import AirflowNotFoundException, AirflowRuntimeError
 
     try:
-        conn = Connection.get(conn_id)
-    except (AirflowNotFoundException, AirflowRuntimeError, LookupError) as error:
-        log.info(
-            "no Airflow connection %s (%s); S3 settings come from the environment",
-            conn_id,
-            type(error).__name__,
-        )
+        return Connection.get(conn_id)
+    except (AirflowNotFoundException, AirflowRuntimeError, LookupError):
+        return None
+
+
+def s3_from_connection(conn_id: str = S3_CONNECTION) -> S3Settings | None:
+    """S3 publication settings from connection ``conn_id`` (type aws: login = access key id,
+    password = secret; extra: ``bucket``, ``prefix``, ``endpoint_url``, ``region_name``).
+    None when the connection does not exist — then the environment decides (see tsbench.run.pipeline)."""
+    conn = optional_connection(conn_id)
+    if conn is None:
+        log.info("no Airflow connection %s; S3 settings come from the environment", conn_id)
         return None
     extra = conn.extra_dejson
     if not extra.get("bucket"):
@@ -49,12 +54,8 @@ def runtime_environment(conn_id: str = AWS_CONNECTION) -> dict[str, str]:
     id, password = secret; extra: ``region_name``, ``aws_session_token``) as the environment
     variables Terraform's AWS provider reads. Empty when the connection does not exist: then the
     worker's own environment or instance profile applies."""
-    from airflow.sdk import Connection
-    from airflow.sdk.exceptions import AirflowNotFoundException, AirflowRuntimeError
-
-    try:
-        conn = Connection.get(conn_id)
-    except (AirflowNotFoundException, AirflowRuntimeError, LookupError):
+    conn = optional_connection(conn_id)
+    if conn is None:
         return {}
     extra = conn.extra_dejson
     pairs = {

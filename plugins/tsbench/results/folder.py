@@ -8,6 +8,7 @@ scratch copy, pushed back when the task ends)::
         comparison.json             every point's result
         validation.json             great_expectations' outcome, validation/<suite>.json
         changes.json                change points in the history of its figures (``ChangeReport``)
+        rejected.json               only in a run refused before any work (``Rejection``)
         steps.json                  seconds of each post-run step
         report/report.html report/report.pdf
         scale-<N>[_<axis>-<v>…]/    PointFolder: one point (a scale, or a sweep's point)
@@ -31,7 +32,7 @@ from typing import Any, TypeVar
 
 from tsbench.results.change_records import ChangeReport
 from tsbench.results.files import read_json, write_json_atomic
-from tsbench.results.model import Comparison, Plan, PointRun, RunResult, Validation
+from tsbench.results.model import Comparison, Plan, PointRun, Rejection, RunResult, Validation
 from tsbench.results.phase_records import PhaseError
 from tsbench.results.record import Record
 from tsbench.results.workspace import WHOLE, Part, workspace
@@ -53,6 +54,7 @@ REPORT_HTML = "report.html"
 REPORT_PDF = "report.pdf"
 STEPS = "steps.json"
 CHANGES = "changes.json"
+REJECTED = "rejected.json"
 DOCUMENTS = (COMPARISON, RESULT)  # what makes a folder a (collected) run
 PUBLISHED_DOCUMENTS = (*DOCUMENTS, VALIDATION, CHANGES)  # what publication copies beside the report
 
@@ -236,6 +238,14 @@ class RunFolder:
 
     def write_changes(self, report: ChangeReport) -> None:
         write_json_atomic(self.path / CHANGES, report.to_json())
+
+    def read_rejection(self) -> Rejection | None:
+        """``rejected.json``, None unless the run was refused before any work."""
+        path = self.path / REJECTED
+        return Rejection.from_json(read_json(path)) if path.is_file() else None
+
+    def write_rejection(self, rejection: Rejection) -> None:
+        write_json_atomic(self.path / REJECTED, rejection.to_json())
 
     @property
     def report(self) -> Path:

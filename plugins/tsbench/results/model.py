@@ -60,6 +60,7 @@ __all__ = [
     "QueryErrors",
     "QueryStats",
     "Record",
+    "Rejection",
     "Resources",
     "RollupFigures",
     "RollupRefreshFigures",
@@ -210,6 +211,16 @@ class Comparison(Record):
     study: str | None = None  # the study's name (plan.json holds the study), None: ad hoc
     failed_targets: list[str] = []
     results: dict[str, RunResult] = {}
+
+
+class Rejection(Record):
+    """``rejected.json``: a run refused before any work (``task``: the step that refused it, e.g.
+    ``validate_params``; ``reason``: its message, every bad field named). Its folder holds nothing
+    else, so no run index lists it; the notification names the reason from it."""
+
+    task: str = ""
+    reason: str = ""
+    rejected_at: str = ""
 
 
 class Expectation(Record):

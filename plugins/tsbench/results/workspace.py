@@ -14,6 +14,7 @@ other's. Each object is one PUT: readers see a whole file or none.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import tempfile
@@ -21,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -67,6 +69,37 @@ def s3_filesystem() -> Any:
         parsed = urlparse(endpoint)
         options |= {"endpoint_override": parsed.netloc, "scheme": parsed.scheme or "https"}
     return ArrowFSWrapper(S3FileSystem(**options))
+
+
+def run_folder_suffix(run_id: str) -> str:
+    """The last part of the folder name of an orchestrator's run ``run_id``: six hex digits of its
+    sha256 (the same run id always gets the same suffix)."""
+    return hashlib.sha256(run_id.encode()).hexdigest()[:6]
+
+
+def run_folder_name(run_id: str, when: datetime) -> str:
+    """The run folder's name of an orchestrator's run ``run_id`` started ``when`` (UTC):
+    ``20261124T023000Z-1a2b3c``."""
+    return f"{when:%Y%m%dT%H%M%SZ}-{run_folder_suffix(run_id)}"
+
+
+def find_run_folder(url: str, run_id: str, when: datetime | None = None) -> str | None:
+    """The URL of the run folder of ``run_id`` in the run store at ``url`` (a local folder or
+    ``s3://…``): ``run_folder_name(run_id, when)`` when ``when`` is known and that folder exists,
+    else the folder whose name ends with the run's suffix (``run_folder_suffix``; the newest by
+    name when several do); None when none exists (the run never made its folder)."""
+    fs = s3_filesystem() if is_remote(url) else None
+    if fs is not None:
+        remote = _remote_path(url)
+        names = [name.rsplit("/", 1)[-1] for name in fs.ls(remote, detail=False)] if fs.exists(remote) else []
+    else:
+        root = Path(urlparse(url).path if url.startswith("file:") else url)
+        names = [path.name for path in root.iterdir() if path.is_dir()] if root.is_dir() else []
+    if when is not None and run_folder_name(run_id, when) in names:
+        return f"{url.rstrip('/')}/{run_folder_name(run_id, when)}"
+    suffix = f"-{run_folder_suffix(run_id)}"
+    found = sorted(name for name in names if name.endswith(suffix))
+    return f"{url.rstrip('/')}/{found[-1]}" if found else None
 
 
 def _remote_path(url: str) -> str:
