@@ -149,6 +149,14 @@ class RunSpec(QuerySetSpec):
         description="databases to compare, each alone on the machine, one after another",
         json_schema_extra=_examples(_target_names),
     )
+    versions: dict[str, list[str]] = Field(
+        default_factory=dict,
+        title="Releases to compare",
+        description='other releases of a run\'s target, each run as a target of its own "<target>@<version>" '
+        'beside the pinned one, e.g. {"questdb": ["9.2.3", "9.1.1"]}; only where the target\'s recipe '
+        "installs several side by side (its definition's releases; QuestDB: Maven Central's 9.x jars, "
+        "runtime local)",
+    )
     workers: int = Field(2, ge=1, le=256, description="load and query workers")
     batch_size: int = Field(10_000, ge=1, le=1_000_000, description="rows per write batch")
     hash_workers: bool = Field(False, description="a host always goes to the same worker")
@@ -250,6 +258,26 @@ class RunSpec(QuerySetSpec):
             raise ValueError("\n".join(f"{field}: {message}" for field, message in problems))
         return self
 
+    @model_validator(mode="before")
+    @classmethod
+    def _release_instances(cls, values: Any) -> Any:
+        """``targets`` names an instance ``<target>@<version>`` per release of ``versions``, after its
+        target (idempotent, so a recorded spec parses to itself); ``_releases`` then checks each."""
+        from tsbench.targets.releases import with_release_instances
+
+        return with_release_instances(values)
+
+    @model_validator(mode="after")
+    def _releases(self) -> Self:
+        """Every release asked for (``versions``, or an instance named in ``targets``) is one its
+        target's recipe installs side by side on the run's runtime."""
+        from tsbench.targets.registry import release_problems
+
+        problems = release_problems(self.targets, self.versions, self.runtime)
+        if problems:
+            raise ValueError("\n".join(problems))
+        return self
+
     @field_validator("live_rate")
     @classmethod
     def _live_rate(cls, value: str) -> str:
@@ -299,8 +327,10 @@ class RunSpec(QuerySetSpec):
 
         if not value:
             raise ValueError("choose at least one target")
+        from tsbench.targets.releases import split_instance
+
         known = target_names()
-        unknown = [name for name in value if name not in known]
+        unknown = [name for name in value if split_instance(name)[0] not in known]
         if unknown:
             raise ValueError(f"unknown target(s) {', '.join(unknown)}; known: {', '.join(known) or '(none)'}")
         if len(set(value)) != len(value):
