@@ -240,7 +240,11 @@ class RunSpec(QuerySetSpec):
 
     @model_validator(mode="after")
     def _runtime_ready(self) -> Self:
-        problems: list[tuple[str, str]] = []
+        """The runtime's options, the options some targets follow, docker flavours and the releases
+        asked for (each one its target's recipe installs side by side on the runtime)."""
+        from tsbench.targets.registry import release_problems
+
+        problems = release_problems(self.targets, self.versions, self.runtime)
         if self.runtime == "aws":
             problems += self.aws.problems_for_a_run()
         for option, capability, doing in OPTIONS_NEEDING_A_TARGET:
@@ -262,21 +266,10 @@ class RunSpec(QuerySetSpec):
     @classmethod
     def _release_instances(cls, values: Any) -> Any:
         """``targets`` names an instance ``<target>@<version>`` per release of ``versions``, after its
-        target (idempotent, so a recorded spec parses to itself); ``_releases`` then checks each."""
+        target (idempotent, so a recorded spec parses to itself); ``_runtime_ready`` checks each."""
         from tsbench.targets.releases import with_release_instances
 
         return with_release_instances(values)
-
-    @model_validator(mode="after")
-    def _releases(self) -> Self:
-        """Every release asked for (``versions``, or an instance named in ``targets``) is one its
-        target's recipe installs side by side on the run's runtime."""
-        from tsbench.targets.registry import release_problems
-
-        problems = release_problems(self.targets, self.versions, self.runtime)
-        if problems:
-            raise ValueError("\n".join(problems))
-        return self
 
     @field_validator("live_rate")
     @classmethod
@@ -346,11 +339,13 @@ OPTIONS_NEEDING_A_TARGET = (
 
 
 def able_targets(names: list[str] | None, capability: str) -> list[str]:
-    """Those of ``names`` (every target: None) whose ``Capabilities.<capability>`` is true."""
+    """Those of ``names`` (every target: None) whose ``Capabilities.<capability>`` is true (a
+    release's instance: its folder's, checked or not yet)."""
     from tsbench.targets.registry import load_target, target_names
+    from tsbench.targets.releases import split_instance
 
     chosen = target_names() if names is None else names
-    return [name for name in chosen if getattr(load_target(name).capabilities, capability)]
+    return [name for name in chosen if getattr(load_target(split_instance(name)[0]).capabilities, capability)]
 
 
 def container_flavours(target: str) -> list[str]:

@@ -79,8 +79,8 @@ def target_colour(name: str) -> str:
 
 def release_problems(
     targets: Sequence[str], versions: Mapping[str, Sequence[str]], runtime: str
-) -> list[str]:
-    """``<field>: <message>`` lines for a run's ``versions`` and the instances named in its
+) -> list[tuple[str, str]]:
+    """``(field, message)`` of each problem of a run's ``versions`` and the instances named in its
     ``targets``: each names a target of the run whose recipe installs that release side by side on
     ``runtime``."""
     named: dict[str, list[str]] = {}  # releases the targets field names as instances
@@ -88,18 +88,18 @@ def release_problems(
         target, release = split_instance(name)
         if release:
             named.setdefault(target, []).append(release)
-    problems = []
+    problems: list[tuple[str, str]] = []
     for target in versions:
         if target not in targets:
             pinned = ", ".join(name for name in targets if not split_instance(name)[1])
-            problems.append(f"versions.{target}: not one of the run's targets ({pinned})")
+            problems.append((f"versions.{target}", f"not one of the run's targets ({pinned})"))
     for target in dict.fromkeys([*versions, *named]):
         if target not in target_names() or (target in versions and target not in targets):
             continue  # an unknown target is the targets field's own problem
         asked = list(versions.get(target, []))
         asked += [release for release in named.get(target, []) if release not in asked]
         field = f"versions.{target}" if target in versions else "targets"
-        problems += [f"{field}: {p}" for p in Releases.of(load_target(target)).problems(asked, runtime)]
+        problems += [(field, p) for p in Releases.of(load_target(target)).problems(asked, runtime)]
     return problems
 
 
