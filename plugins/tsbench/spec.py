@@ -149,6 +149,14 @@ class RunSpec(QuerySetSpec):
         description="databases to compare, each alone on the machine, one after another",
         json_schema_extra=_examples(_target_names),
     )
+    versions: dict[str, list[str]] = Field(
+        default_factory=dict,
+        title="Releases to compare",
+        description='other releases of a run\'s target, each run as a target of its own "<target>@<version>" '
+        'beside the pinned one, e.g. {"questdb": ["9.2.3", "9.1.1"]}; only where the target\'s recipe '
+        "installs several side by side (its definition's releases; QuestDB: Maven Central's 9.x jars, "
+        "runtime local)",
+    )
     workers: int = Field(2, ge=1, le=256, description="load and query workers")
     batch_size: int = Field(10_000, ge=1, le=1_000_000, description="rows per write batch")
     hash_workers: bool = Field(False, description="a host always goes to the same worker")
@@ -232,7 +240,11 @@ class RunSpec(QuerySetSpec):
 
     @model_validator(mode="after")
     def _runtime_ready(self) -> Self:
-        problems: list[tuple[str, str]] = []
+        """The runtime's options, the options some targets follow, docker flavours and the releases
+        asked for (each one its target's recipe installs side by side on the runtime)."""
+        from tsbench.targets.registry import release_problems
+
+        problems = release_problems(self.targets, self.versions, self.runtime)
         if self.runtime == "aws":
             problems += self.aws.problems_for_a_run()
         for option, capability, doing in OPTIONS_NEEDING_A_TARGET:
@@ -249,6 +261,15 @@ class RunSpec(QuerySetSpec):
         if problems:
             raise ValueError("\n".join(f"{field}: {message}" for field, message in problems))
         return self
+
+    @model_validator(mode="before")
+    @classmethod
+    def _release_instances(cls, values: Any) -> Any:
+        """``targets`` names an instance ``<target>@<version>`` per release of ``versions``, after its
+        target (idempotent, so a recorded spec parses to itself); ``_runtime_ready`` checks each."""
+        from tsbench.targets.releases import with_release_instances
+
+        return with_release_instances(values)
 
     @field_validator("live_rate")
     @classmethod
@@ -299,8 +320,10 @@ class RunSpec(QuerySetSpec):
 
         if not value:
             raise ValueError("choose at least one target")
+        from tsbench.targets.releases import split_instance
+
         known = target_names()
-        unknown = [name for name in value if name not in known]
+        unknown = [name for name in value if split_instance(name)[0] not in known]
         if unknown:
             raise ValueError(f"unknown target(s) {', '.join(unknown)}; known: {', '.join(known) or '(none)'}")
         if len(set(value)) != len(value):
@@ -316,11 +339,13 @@ OPTIONS_NEEDING_A_TARGET = (
 
 
 def able_targets(names: list[str] | None, capability: str) -> list[str]:
-    """Those of ``names`` (every target: None) whose ``Capabilities.<capability>`` is true."""
+    """Those of ``names`` (every target: None) whose ``Capabilities.<capability>`` is true (a
+    release's instance: its folder's, checked or not yet)."""
     from tsbench.targets.registry import load_target, target_names
+    from tsbench.targets.releases import split_instance
 
     chosen = target_names() if names is None else names
-    return [name for name in chosen if getattr(load_target(name).capabilities, capability)]
+    return [name for name in chosen if getattr(load_target(split_instance(name)[0]).capabilities, capability)]
 
 
 def container_flavours(target: str) -> list[str]:

@@ -141,11 +141,14 @@ def test_params_form_has_typed_fields(dagbag) -> None:
         "queries_per_type",
         "trials",
         "runtime",
+        "versions",
     ):
         assert name in params, name
     assert params.get_param("scales").schema["type"] == "array"
     assert params.get_param("workers").schema["type"] == "array"  # a sweep axis
     assert params.get_param("hot_runs").schema["type"] == "integer"
+    assert params.get_param("versions").schema["type"] == "object"  # {"questdb": ["9.2.3"]}, as docker
+    assert params["versions"] == {} and "questdb@9.2.3" not in params.get_param("targets").schema["examples"]
 
 
 def test_the_forms_type_checks_hold_under_the_declared_schema_draft(dagbag) -> None:

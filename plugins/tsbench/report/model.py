@@ -51,7 +51,7 @@ from tsbench.report.sections.status import (
     banner,
     overall_banner,
     placement_rows,
-    target_view,
+    target_views,
 )
 from tsbench.report.sections.summary import SummarySection, summary_section
 from tsbench.report.sections.trends import TrendsSection, flatten_history, trends_section
@@ -204,7 +204,7 @@ def scale_context(
     naming = naming or point_naming([run])[1][0]
     prefix = naming.prefix
     checked = _validation(validation)
-    targets = [target_view(name, body) for name, body in run.targets.items()]
+    targets = target_views(run.targets)
     load = load_section(run, targets, prefix)
     queries = queries_section(run, targets, prefix)
     footprint = footprint_section(run, targets, prefix)

@@ -18,7 +18,7 @@ import importlib
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -98,6 +98,11 @@ class ServerDefinition:
     cloud steps need (e.g. a package major version). ``server`` names the target folder whose
     server this is when a target runs another target's server (its recipes and version variable;
     default: the target's own folder).
+
+    ``releases`` are the other versions the install recipe installs side by side with the pin,
+    newest first (a run's ``versions`` compares them: ``tsbench.targets.releases``), on the runtimes
+    ``release_runtimes`` names; ``at_release(version)`` is the definition a run installs and runs
+    for one of them (``release``: the version a run chose, ahead of the pin and its override).
     """
 
     name: str
@@ -119,6 +124,13 @@ class ServerDefinition:
     # the main job's, but is not installed up front (0: a package, or nothing obtainable here).
     local_build_minutes: int = 0
     server: str = ""
+    releases: tuple[str, ...] = ()
+    release_runtimes: tuple[str, ...] = ()
+    release: str = ""
+
+    def at_release(self, version: str) -> ServerDefinition:
+        """This definition installing and running ``version`` instead of the pin (no override)."""
+        return replace(self, release=version)
 
     @property
     def server_folder(self) -> str:
@@ -130,8 +142,9 @@ class ServerDefinition:
         return f"{self.server_folder.upper()}_VERSION"
 
     def pinned_version(self) -> str:
-        """The version to install and run: the pin, or the ``<NAME>_VERSION`` override."""
-        return os.environ.get(self.version_variable) or self.version
+        """The version to install and run: the release a run chose, else the pin or the
+        ``<NAME>_VERSION`` override."""
+        return self.release or os.environ.get(self.version_variable) or self.version
 
     def settings(self, machine: Machine | None = None) -> dict[str, str]:
         """The tuning table's values on ``machine`` (default: this host), in table order."""

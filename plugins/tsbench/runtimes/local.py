@@ -38,6 +38,7 @@ from tsbench.runtimes.ports import free_ports, port_open, start_on_new_ports_if_
 from tsbench.runtimes.process_env import server_environment
 from tsbench.runtimes.process_group import kill_recorded_process
 from tsbench.runtimes.process_probe import ProcessTreeProbe
+from tsbench.runtimes.release_recipe import pinned_recipe, recipe_at_release, recipe_release
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -148,7 +149,8 @@ class LocalServer:
             "instance": self.instance,
             "home": str(self.home),
             "recipe": self.recipe.name,
-            "recipe_class": class_path(type(self.recipe)),
+            "recipe_class": class_path(pinned_recipe(type(self.recipe))),
+            "release": recipe_release(type(self.recipe)),
             "ports": self.recipe.ports,
             "pid": self.pid,
             "endpoint": self.recipe.endpoint().to_json(),
@@ -366,6 +368,8 @@ class LocalRuntime:
         recipe_type = class_at(body["recipe_class"])
         if not issubclass(recipe_type, ServerRecipe):
             raise TargetError(f"{instance}: {body['recipe_class']} is not a server recipe")
+        if body.get("release"):  # a release a run chose (``runtimes.release_recipe``)
+            recipe_type = recipe_at_release(recipe_type, body["release"])
         recipe = recipe_type(home, dict(body["ports"]))
         return LocalServer(instance, home, recipe, body.get("pid"), handoff=self.handoff)
 

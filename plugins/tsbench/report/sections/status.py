@@ -8,10 +8,19 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from tsbench.report.sections.common import join
-from tsbench.report.sections.target_view import TargetView, placement_rows, target_view
+from tsbench.report.sections.target_view import TargetView, placement_rows, target_view, target_views
 from tsbench.results.model import Validation
 
-__all__ = ["Banner", "BannerPart", "TargetView", "banner", "overall_banner", "placement_rows", "target_view"]
+__all__ = [
+    "Banner",
+    "BannerPart",
+    "TargetView",
+    "banner",
+    "overall_banner",
+    "placement_rows",
+    "target_view",
+    "target_views",
+]
 
 FAILED_BANNER_TITLE = "Validation FAILED — not replacing the latest report"
 

@@ -4,11 +4,12 @@ server facts recorded at provisioning. It imports no other section, so every sec
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tsbench.results.model import Provision, TargetResult
 from tsbench.targets.registry import target_colour, target_title
+from tsbench.targets.releases import split_instance
 
 
 def _endpoint_text(endpoint: Mapping[str, Any]) -> str:
@@ -106,3 +107,13 @@ def placement_rows(placement: Mapping[str, Any], prefix: str = "") -> list[tuple
         else:
             rows.append((name, str(value)))
     return rows
+
+
+def target_views(targets: Mapping[str, TargetResult]) -> list[TargetView]:
+    """Every target's view, in order. Where the run holds other releases of a target (a run's
+    ``versions``: ``questdb@9.2.3`` titled "QuestDB 9.2.3"), the pinned one is labelled with the
+    version it ran too ("QuestDB 9.3.4")."""
+    views = [target_view(name, body) for name, body in targets.items()]
+    released = {split_instance(view.name)[0] for view in views if split_instance(view.name)[1]}
+    named = [view.name in released and view.version for view in views]
+    return [replace(v, label=f"{v.label} {v.version}") if n else v for v, n in zip(views, named, strict=True)]

@@ -62,6 +62,26 @@ def server_conf(form: Form, tuning: Mapping[str, str]) -> dict[str, str]:
     }
 
 
+# The release that first reads a tuning key, for the keys an older release of ``definition.py``'s
+# ``releases`` lists as "not recognized, probable typos" at its start (it ignores them): such a
+# release runs without the key, and its server.conf shows what it reads.
+KEY_SINCE: dict[str, str] = {"shared.write.worker.count": "9.0.2"}
+
+
+def release_key(version: str) -> tuple[int, ...]:
+    """``"9.2.3"`` → ``(9, 2, 3)``, for ordering releases."""
+    return tuple(int(part) for part in version.split(".") if part.isdigit())
+
+
+def known_to(version: str, tuning: Mapping[str, str]) -> dict[str, str]:
+    """``tuning`` without the keys ``version`` does not read (``KEY_SINCE``)."""
+    return {
+        key: value
+        for key, value in tuning.items()
+        if release_key(version) >= release_key(KEY_SINCE.get(key, "0"))
+    }
+
+
 def properties_text(config: Mapping[str, str]) -> str:
     """``config`` as ``server.conf`` (Java properties; values carry no backslash)."""
     lines = ["# written by tsbench from targets/questdb/config.py (tuning: definition.py)"]

@@ -40,6 +40,27 @@ TUNING: dict[str, TuningValue] = {
     "cairo.idle.check.interval": "10s",
 }
 
+# Every other 9.x release of org.questdb:questdb on Maven Central, newest first: install.sh fetches any
+# of them beside the pin into $TSBENCH_OPT/questdb/questdb-<version>.jar, so a run's ``versions``
+# compares them (target instances questdb@<version>, local processes). A declared list, not Central's
+# listing read at run time: validation stays offline and the same on every machine; each was started
+# here with config.py's configuration (its KEY_SINCE drops the keys the oldest do not read), and
+# tests/integration/test_questdb_releases.py checks the list against Central's maven-metadata.xml.
+RELEASES = (
+    "9.3.2",
+    "9.3.1",
+    "9.3.0",
+    "9.2.3",
+    "9.2.2",
+    "9.2.1",
+    "9.2.0",
+    "9.1.1",
+    "9.1.0",
+    "9.0.3",
+    "9.0.2",
+    "9.0.1",
+)
+
 DEFINITION = ServerDefinition(
     name="questdb",
     version="9.3.4",  # org.questdb:questdb on Maven Central; image questdb/questdb:<version>
@@ -53,6 +74,9 @@ DEFINITION = ServerDefinition(
             "memory_mib", 1, 4, step=1024, minimum=1024, maximum=2048, suffix="g", scale_by=1024
         ),
     },
+    releases=RELEASES,
+    # Docker (image tag) and aws (cloud install) derive their version from the pin alone for now.
+    release_runtimes=("local",),
     cloud_files={
         "questdb_server_conf": properties_text(server_conf(CLOUD, cloud_tuning(TUNING))),
         "questdb_log_conf": LOG_CONF,

@@ -20,9 +20,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import ClassVar
 
+from tsbench.runtimes.definition import ServerDefinition
 from tsbench.runtimes.local import ServerRecipe
 from tsbench.targets.base import Endpoint, TargetError
-from tsbench.targets.questdb.config import LOG_CONF, PG_USER, Form, properties_text, server_conf
+from tsbench.targets.questdb.config import LOG_CONF, PG_USER, Form, known_to, properties_text, server_conf
 from tsbench.targets.questdb.definition import DEFINITION
 
 # PostgreSQL wire credentials of a stock QuestDB (documented defaults for a local server). They are
@@ -31,24 +32,20 @@ PG_PASSWORD = "quest"
 PG_DATABASE = "qdb"
 
 
-def java_options() -> tuple[str, ...]:
+def java_options(definition: ServerDefinition = DEFINITION) -> tuple[str, ...]:
     """Heap from the definition's ``process`` table (sized to this host); the throughput collector:
     cheaper write barriers in the JIT-compiled ingest path and no concurrent GC threads competing
     for the cores (the small heap makes its pauses irrelevant)."""
-    process = DEFINITION.process_settings()
+    process = definition.process_settings()
     return (f"-Xms{process['heap_min']}", f"-Xmx{process['heap_max']}", "-XX:+UseParallelGC")
 
 
-def questdb_version() -> str:
-    return DEFINITION.pinned_version()
-
-
-def questdb_jar() -> Path:
-    """Where ``install.sh`` puts the jar (same TSBENCH_OPT rule as scripts/lib.sh)."""
+def questdb_jar(version: str) -> Path:
+    """Where ``install.sh`` puts the jar of ``version`` (same TSBENCH_OPT rule as scripts/lib.sh)."""
     opt = os.environ.get("TSBENCH_OPT") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "tsbench", "opt"
     )
-    return Path(opt) / "questdb" / f"questdb-{questdb_version()}.jar"
+    return Path(opt) / "questdb" / f"questdb-{version}.jar"
 
 
 def java_binary() -> str:
@@ -70,8 +67,11 @@ def http_get(port: int, path: str, timeout: float = 1.0) -> tuple[int, bytes]:
 
 
 class QuestDBServer(ServerRecipe):
+    """QuestDB at its pinned version; ``at_release(version)`` (a run's ``versions``) the same recipe
+    with that release's jar, its configuration the keys that release knows (``config.py``)."""
+
     name = "questdb"
-    definition = DEFINITION
+    definition: ClassVar[ServerDefinition] = DEFINITION
     tuning: ClassVar[Mapping[str, object]] = DEFINITION.tuning  # the keys the recipe sets
     # http: REST /exec + ILP over HTTP /write; min: health server (/status); pg: PostgreSQL wire;
     # ilp: ILP over TCP (unused by tsbench, moved off 9009 so it never clashes).
@@ -102,16 +102,21 @@ class QuestDBServer(ServerRecipe):
     def config_text(self) -> str:
         """The one configuration (``config.py``) on loopback at the allocated ports, with the keys of
         the tuning table this recipe sets."""
-        tuning = {key: value for key, value in DEFINITION.settings().items() if key in self.tuning}
-        return properties_text(server_conf(Form("127.0.0.1", self.ports), tuning))
+        tuning = {key: value for key, value in self.definition.settings().items() if key in self.tuning}
+        known = known_to(self.definition.pinned_version(), tuning)
+        return properties_text(server_conf(Form("127.0.0.1", self.ports), known))
+
+    @property
+    def jar(self) -> Path:
+        return questdb_jar(self.definition.pinned_version())
 
     def command(self) -> list[str]:
-        jar = questdb_jar()
+        jar = self.jar
         if not jar.is_file():
             raise TargetError(f"questdb: {jar} is missing; run targets/questdb/install.sh")
         return [
             java_binary(),
-            *java_options(),
+            *java_options(self.definition),
             "-p",
             str(jar),
             "-m",
@@ -140,5 +145,5 @@ class QuestDBServer(ServerRecipe):
         return [self.root / "db"]
 
     def version(self) -> str:
-        match = re.search(r"questdb-(.+)\.jar$", questdb_jar().name)
-        return match.group(1) if match else questdb_version()
+        match = re.search(r"questdb-(.+)\.jar$", self.jar.name)
+        return match.group(1) if match else self.definition.pinned_version()
