@@ -71,7 +71,7 @@ def test_a_passing_run_mails_the_published_report_and_posts_one_message(
     html = mail.get_body(("html",)).get_content()
     target = folder.read_comparison().results["10"].targets["postgres"]
     assert fmt.rate(target.load.median_rows_per_s) in html and "load rows/s" in html
-    assert "Validation:</strong> passed" in html and "Change detection did not run." in html
+    assert "Validation:</strong> passed" in html and "None recent (0 found in the history)." in html
     assert f"s3://{receivers['bucket']}/{published}" in html
     (chat,) = receivers["chat"].bodies
     assert folder.name in chat["text"] and fmt.rate(target.load.median_rows_per_s) in chat["text"]
