@@ -29,13 +29,16 @@ import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tsbench.airflow.connections import AWS_CONNECTION, S3_CONNECTION, optional_connection, s3_from_connection
 from tsbench.notify.message import Notice, compose
 from tsbench.notify.redact import Redactor, secret_values
 from tsbench.notify.summary import RunEnd, summarize
 from tsbench.results.folder import RunFolder
+
+if TYPE_CHECKING:
+    from airflow.sdk import Context
 
 log = logging.getLogger("tsbench.airflow.notify")
 SMTP_CONNECTION = "tsbench_smtp"
@@ -72,7 +75,7 @@ def _redactor(channels: Channels) -> Redactor:
     return Redactor.of([*values, *secret_values(os.environ)])
 
 
-def _end_of(context: dict[str, Any], succeeded: bool) -> RunEnd:
+def _end_of(context: Context, succeeded: bool) -> RunEnd:
     dag, ti = context.get("dag"), context.get("ti")
     return RunEnd(
         pipeline=getattr(dag, "dag_id", "") or "",
@@ -83,7 +86,7 @@ def _end_of(context: dict[str, Any], succeeded: bool) -> RunEnd:
     )
 
 
-def _located(context: dict[str, Any]) -> str | None:
+def _located(context: Context) -> str | None:
     """The run folder's URL in the run store: named from the run's start when the context has it
     (as ``validate_params`` named it), else found by its suffix; None when the run made none."""
     from tsbench.results.workspace import find_run_folder
@@ -112,9 +115,9 @@ def _field(name: str) -> str:
     return "{{ " + NOTICE + "." + name + " }}"
 
 
-def _senders(channels: Channels, notice: Notice) -> dict[str, Callable[[dict[str, Any]], None]]:
+def _senders(channels: Channels, notice: Notice) -> dict[str, Callable[[Context], None]]:
     """One Airflow notifier per configured channel, its template fields reading ``NOTICE``."""
-    senders: dict[str, Callable[[dict[str, Any]], None]] = {}
+    senders: dict[str, Callable[[Context], None]] = {}
     if channels.smtp is not None:
         from airflow.providers.smtp.notifications.smtp import SmtpNotifier
 
@@ -159,7 +162,7 @@ def _bounded(what: str, send: Callable[[], None], redact: Redactor) -> bool:
     return True
 
 
-def _send(context: dict[str, Any], succeeded: bool, channels: Channels, redact: Redactor) -> None:
+def _send(context: Context, succeeded: bool, channels: Channels, redact: Redactor) -> None:
     from tsbench.notify.summary import NOTICE_PART
 
     end, url = _end_of(context, succeeded), _located(context)
@@ -172,7 +175,7 @@ def _send(context: dict[str, Any], succeeded: bool, channels: Channels, redact: 
         _deliver(context, channels, compose(summary, redact), redact)
 
 
-def _deliver(context: dict[str, Any], channels: Channels, notice: Notice, redact: Redactor) -> None:
+def _deliver(context: Context, channels: Channels, notice: Notice, redact: Redactor) -> None:
     context = {**context, NOTICE: notice}
     if not hasattr(context.get("dag"), "get_template_env"):
         # dag.test() hands DAG callbacks the serialized DAG, which has no template environment: the
@@ -183,7 +186,7 @@ def _deliver(context: dict[str, Any], channels: Channels, notice: Notice, redact
             log.info("%s notification sent: %s", what, notice.subject)
 
 
-def notify_run_end(context: dict[str, Any], succeeded: bool) -> None:
+def notify_run_end(context: Context, succeeded: bool) -> None:
     """Send the run's notice to every configured channel; log one line and send nothing when no
     channel is configured. Never raises (a notification never fails a run)."""
     channels = Channels(None, None)
@@ -202,11 +205,11 @@ def notify_run_end(context: dict[str, Any], succeeded: bool) -> None:
         log.error("notification not sent: %s", redact(f"{type(error).__name__}: {error}"))
 
 
-def on_success(context: dict[str, Any]) -> None:
+def on_success(context: Context) -> None:
     """The DAG's ``on_success_callback``."""
     notify_run_end(context, succeeded=True)
 
 
-def on_failure(context: dict[str, Any]) -> None:
+def on_failure(context: Context) -> None:
     """The DAG's ``on_failure_callback``."""
     notify_run_end(context, succeeded=False)

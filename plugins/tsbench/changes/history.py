@@ -18,7 +18,7 @@ from tsbench.results.change_records import ChangeRecord, ChangeReport
 from tsbench.results.documents import StoredResult
 from tsbench.results.folder import RunFolder
 from tsbench.results.model import Comparison
-from tsbench.results.store import RunStore
+from tsbench.results.store import RunStore, earlier_results, same_use_case_and_scale
 
 log = logging.getLogger("tsbench.changes")
 FORMAT = "tsbench-changes/1"
@@ -82,10 +82,7 @@ def detect_folder_changes(folder: Path, store: RunStore) -> ChangeReport:
     results in ``store`` of the same use case and scale (any targets, at most ``HISTORY_RUNS``
     per scale; results whose validation failed left out)."""
     comparison = RunFolder(folder).read_comparison()
-    history: list[StoredResult] = []
-    for result in comparison.results.values():
-        match = {"use_case": result.spec.get("use_case"), "scale": result.spec.get("scale")}
-        history += store.history(match, n=HISTORY_RUNS, before=comparison)
+    history = earlier_results(store, comparison, same_use_case_and_scale, HISTORY_RUNS)
     report = detect_changes(comparison, history)
     RunFolder(folder).write_changes(report)
     log.info(

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import shutil
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -296,6 +296,22 @@ class RunStore:
                 if _spec_matches(stored.result.spec, match):
                     picked.append(stored)
         return picked[-n:] if n > 0 else []
+
+
+def earlier_results(
+    store: RunStore, comparison: Comparison, match: Callable[[RunResult], Mapping[str, Any]], n: int
+) -> list[StoredResult]:
+    """Earlier results for every point of ``comparison``, one list: per point,
+    ``store.history(match(result), n, before=comparison)``."""
+    history: list[StoredResult] = []
+    for result in comparison.results.values():
+        history += store.history(match(result), n=n, before=comparison)
+    return history
+
+
+def same_use_case_and_scale(result: RunResult) -> dict[str, Any]:
+    """The ``RunStore.history`` filter for runs of ``result``'s use case and scale (any targets)."""
+    return {"use_case": result.spec.get("use_case"), "scale": result.spec.get("scale")}
 
 
 def _limit(

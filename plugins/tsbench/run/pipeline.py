@@ -36,7 +36,7 @@ from tsbench.results.files import read_json, write_bytes_atomic
 from tsbench.results.folder import CHANGES, COMPARISON, VALIDATION, RunFolder, is_answers_file
 from tsbench.results.model import ValidationSummary
 from tsbench.results.publish import S3Settings
-from tsbench.results.store import RunStore, spec_match
+from tsbench.results.store import RunStore, earlier_results, spec_match
 from tsbench.results.workspace import WHOLE, Part
 from tsbench.run.comparison import collect_comparison, plan_comparison, write_plan
 from tsbench.run.phases import BY_NAME, PHASE_NAMES, phase_steps, step_name
@@ -89,12 +89,7 @@ def store() -> RunStore:
 
 def _history(folder: Path) -> list[StoredResult]:
     """Earlier results of the same use case, scale and targets (one list over every scale)."""
-    comparison = read_comparison(folder)
-    runs = store()
-    history: list[StoredResult] = []
-    for result in comparison.results.values():
-        history += runs.history(spec_match(result), n=HISTORY_RUNS, before=comparison)
-    return history
+    return earlier_results(store(), read_comparison(folder), spec_match, HISTORY_RUNS)
 
 
 @_timed("collect")
