@@ -21,8 +21,11 @@ import sys
 import time
 from pathlib import Path
 
+from tsbench.changes.history import detect_folder_changes
+from tsbench.machine_state import describe
 from tsbench.results.change_records import ChangeReport
 from tsbench.results.folder import RunFolder
+from tsbench.results.store import RunStore
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN = ["--scales", "100", "--duration", "6h", "--trials", "1", "--hot-runs", "3", "--queries-per-type", "5"]
@@ -50,9 +53,28 @@ def summarize(report: ChangeReport, change_at: int) -> None:
     print(f"\nchanges at the changed night ({expected}): {len(at_change)}")
     for change in at_change:
         print("  " + change.summary())
-    print(f"changes elsewhere (noise flagged as change): {len(elsewhere)}")
-    for change in elsewhere:
+    machine = [c for c in elsewhere if c.differences and all(_by_machine(d.what) for d in c.differences)]
+    unexplained = [c for c in elsewhere if not c.differences]
+    other = [c for c in elsewhere if c not in machine and c not in unexplained]
+    print(f"changes elsewhere naming only the machine's state: {len(machine)}")
+    for change in machine:
         print("  " + change.summary())
+    print(f"changes elsewhere naming something else: {len(other)}")
+    for change in other:
+        print("  " + change.summary())
+    print(f"changes elsewhere with nothing recorded differing (noise flagged as change): {len(unexplained)}")
+    for change in unexplained:
+        print("  " + change.summary())
+
+
+def _state(store: Path, night: int) -> str:
+    """The machine's state as the night's point started (``tsbench.machine_state``)."""
+    points = RunFolder(store / "runs" / f"night-{night:02d}").points()
+    return describe(points[0].read_run().machine_state if points else None)
+
+
+def _by_machine(what: str) -> bool:
+    return what.startswith("machine state ")
 
 
 def main() -> None:
@@ -63,14 +85,21 @@ def main() -> None:
     parser.add_argument("--targets", default="questdb,postgres")
     parser.add_argument("--store", type=Path, default=ROOT / "reports" / "out" / "nightly-history")
     parser.add_argument("--report-only", action="store_true", help="only print the last night's changes")
+    parser.add_argument(
+        "--redetect", action="store_true", help="run no night: detect the last night's changes again"
+    )
     args = parser.parse_args()
     name, value = args.change.split("=", 1)
-    if not args.report_only:
+    last_folder = args.store / "runs" / f"night-{args.nights - 1:02d}"
+    if args.redetect:
+        detect_folder_changes(last_folder, RunStore(args.store / "runs"))
+    elif not args.report_only:
         for night in range(args.nights):
             extra = [f"--{name.replace('_', '-')}", value] if night >= args.change_at else []
             seconds = run_night(args.store, night, args.targets, extra)
-            print(f"night {night:02d}{' (changed)' if extra else ''}: {seconds:.0f} s", flush=True)
-    last = RunFolder(args.store / "runs" / f"night-{args.nights - 1:02d}").read_changes()
+            state = _state(args.store, night)
+            print(f"night {night:02d}{' (changed)' if extra else ''}: {seconds:.0f} s; {state}", flush=True)
+    last = RunFolder(last_folder).read_changes()
     if last is None:
         raise SystemExit("the last night has no changes.json")
     summarize(last, args.change_at)

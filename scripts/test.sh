@@ -17,8 +17,33 @@ kill_tree() {  # a process and every descendant (a build: its script, make, the 
     for child in $(pgrep -P "$1"); do kill_tree "$child"; done
     kill -TERM "$1" 2>/dev/null || true
 }
+# Every process started from here on carries this mark in its environment, daemons that left their
+# parent included: what is still running with it when the script ends was left by a test whose
+# worker died before its teardown (a timeout-killed pytest worker orphans its servers).
+TSBENCH_TEST_SESSION="tsbench-test-$$-$(date +%s%N)"
+export TSBENCH_TEST_SESSION
+# shellcheck disable=SC2317  # run by the EXIT trap
+descendants() {
+    local child
+    for child in $(pgrep -P "$1"); do echo "$child" && descendants "$child"; done
+}
+# shellcheck disable=SC2317  # run by the EXIT trap
+stop_marked_processes() {  # marked, and no longer in this script's tree (builds, dockerd stop below)
+    local environ pid left=() ours
+    ours=" $$ $BASHPID $(descendants $$ | tr '\n' ' ') "
+    for environ in /proc/[0-9]*/environ; do
+        pid="${environ#/proc/}" && pid="${pid%/environ}"
+        [[ "$ours" == *" $pid "* ]] && continue
+        if tr '\0' '\n' <"$environ" 2>/dev/null | grep -qxF "TSBENCH_TEST_SESSION=$TSBENCH_TEST_SESSION"; then
+            left+=("$(cat "/proc/$pid/comm" 2>/dev/null)($pid)")
+            kill -TERM "$pid" 2>/dev/null || true
+        fi
+    done
+    if ((${#left[@]})); then echo "== stopped what the tests left running: ${left[*]}"; fi
+}
 # shellcheck disable=SC2317  # run by the EXIT trap
 stop_what_we_started() {
+    stop_marked_processes
     local pidfile="${TSBENCH_TEST_DOCKERD_STARTED:-}" pid
     if [[ -n "$pidfile" && -s "$pidfile" ]]; then
         pid="$(cat "$pidfile")"

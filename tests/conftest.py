@@ -65,7 +65,8 @@ SHARED_FOLDERS = ("tests/scheduler/",)
 LONGEST_FIRST = (
     # ~25 s, but first, on a worker that ran nothing before: twice running later (after other
     # scopes in the same worker process) the worker died inside the JVM in the iot payload test,
-    # with no hs_err file and nothing in dmesg; the cause is still open (see issue 11's notes).
+    # with no hs_err file and nothing in dmesg. A likely cause, since repaired: another signal
+    # handler in place of the JVM's (targets/griddb/signals.py: Airflow's DAG importer installs one).
     "tests/targets/test_griddb.py",
     "tests/scheduler/",  # ~280: an Airflow deployment, two triggered runs, a browser
     "tests/celery/test_celery_form.py",  # the Celery form: an aws run, a local run with a killed worker

@@ -258,9 +258,28 @@ class RunSpec(QuerySetSpec):
             known = container_flavours(name)
             if flavour not in known:
                 problems.append((f"docker.flavours.{name}", f"unknown flavour {flavour!r}; known: {known}"))
+        problems += self._unordered_update_problems()
         if problems:
             raise ValueError("\n".join(f"{field}: {message}" for field, message in problems))
         return self
+
+    def _unordered_update_problems(self) -> list[tuple[str, str]]:
+        """An update must reach a target that keeps the last write after its original; in the bulk
+        load, workers sharing one queue can have the two applied in either order."""
+        if not self.update_fraction or self.workers == 1 or self.hash_workers:
+            return []
+        ordered = ordered_targets(self.targets)
+        if not ordered:
+            return []
+        return [
+            (
+                "hash_workers",
+                f"the data has updates (update_fraction {self.update_fraction}) and {', '.join(ordered)} "
+                f"keep the last write of an instant: {self.workers} workers sharing one queue can have "
+                "an update applied before its original; set hash_workers: true (each host on one "
+                "connection, in order) or workers: 1",
+            )
+        ]
 
     @model_validator(mode="before")
     @classmethod
@@ -346,6 +365,14 @@ def able_targets(names: list[str] | None, capability: str) -> list[str]:
 
     chosen = target_names() if names is None else names
     return [name for name in chosen if getattr(load_target(split_instance(name)[0]).capabilities, capability)]
+
+
+def ordered_targets(names: list[str]) -> list[str]:
+    """The targets of ``names`` whose keeping of copies depends on their arrival order."""
+    from tsbench.targets.registry import load_target
+    from tsbench.targets.releases import split_instance
+
+    return [name for name in names if load_target(split_instance(name)[0]).capabilities.keeps.order_matters]
 
 
 def container_flavours(target: str) -> list[str]:

@@ -11,7 +11,7 @@ from tsbench.changes.history import detect_changes
 from tsbench.changes.series import HistoryRun, build_series
 from tsbench.report.render import render_document
 from tsbench.results.documents import StoredResult
-from tsbench.results.model import Comparison, RunResult
+from tsbench.results.model import Comparison, MachineState, RunResult
 
 
 def _result(night: int, rows_per_s: float, version: str, commit: str = "abc") -> RunResult:
@@ -24,10 +24,17 @@ def _result(night: int, rows_per_s: float, version: str, commit: str = "abc") ->
     return RunResult.from_json(body)
 
 
-def _history(rates: list[float], versions: list[str]) -> tuple[Comparison, list[StoredResult]]:
+def _history(
+    rates: list[float], versions: list[str], states: list[dict[str, float]] | None = None
+) -> tuple[Comparison, list[StoredResult]]:
     results = [
         _result(i, rate, version) for i, (rate, version) in enumerate(zip(rates, versions, strict=True))
     ]
+    if states:
+        results = [
+            result.model_copy(update={"machine_state": MachineState.from_json(state)})
+            for result, state in zip(results, states, strict=True)
+        ]
     *earlier, tonight = results
     comparison = Comparison(run_id=tonight.run_id, results={"100": tonight})
     return comparison, [StoredResult(r, r.run_id) for r in earlier]
@@ -58,6 +65,26 @@ def test_a_release_that_speeds_up_the_load_is_one_change_naming_the_versions_and
 def test_noise_alone_gives_no_change() -> None:
     report = detect_changes(*_history(_noisy(100_000, 30, 7), ["9.3.4"] * 30))
     assert report.changes == []
+
+
+def test_a_change_the_machine_made_names_its_state_and_a_wiggle_is_not_named() -> None:
+    """Nothing recorded changed but the machine: its state figures that moved beyond their
+    tolerance are the change's differences (freshly booted, slower fresh pages); figures that
+    moved within it (the CPU probe by 3 %, the load by 0.4) are not."""
+    rates = _noisy(60_000, 10, 5) + _noisy(100_000, 10, 6)
+    state = {"load_1min": 0.3, "busy_percent": 2.0, "steal_percent": 0.0, "cpu_probe_ms": 30.0}
+    fresh = [{**state, "uptime_s": 600.0 + 60 * i, "fresh_page_us": 9.0} for i in range(10)]
+    settled = [
+        {**state, "uptime_s": 4000.0 + 60 * i, "fresh_page_us": 4.5, "cpu_probe_ms": 30.9, "load_1min": 0.7}
+        for i in range(10)
+    ]
+    report = detect_changes(*_history(rates, ["9.3.4"] * 20, fresh + settled))
+    [load] = [c for c in report.changes if c.metric == "load rows/s"]
+    assert (load.before.run_id, load.after.run_id) == ("night-09", "night-10")
+    assert [d.text() for d in load.differences] == [
+        "machine state freshly booted: yes (up 19 min) → no (up 67 min)",
+        "machine state fresh_page_us: 9 µs per page → 4.5 µs per page",
+    ]
 
 
 def test_series_are_kept_apart_by_study_and_scale() -> None:

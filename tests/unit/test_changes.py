@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tsbench.changes.detect import find_changes
+from tsbench.changes.detect import Change, find_changes, is_news
 
 
 def _noisy(levels: list[float], seed: int = 3) -> list[float]:
@@ -41,3 +41,23 @@ def test_short_constant_or_nonpositive_series_are_handled() -> None:
     values = [0.0] * 10 + [100.0] * 10  # a value ≤ 0: a change without an interval
     (change,) = find_changes(values)
     assert change.index == 10 and change.low is None and change.high is None
+
+
+def test_a_change_moves_to_a_boundary_where_something_recorded_changed_nearby() -> None:
+    """E-Divisive places a change a run or two off: a cut where nothing recorded changed moves to
+    the nearest boundary within two runs where something did; farther, it stays."""
+    values = [100.0] * 10 + [130.0] * 10
+    assert [c.index for c in find_changes(values)] == [10]
+    assert [c.index for c in find_changes(values, lambda i: i == 11)] == [11]
+    assert [c.index for c in find_changes(values, lambda i: i in (8, 12))] == [8]  # earlier on a tie
+    assert [c.index for c in find_changes(values, lambda i: i == 13)] == [10]  # three runs away
+
+
+def test_a_change_whose_interval_reaches_a_trivial_size_is_not_news() -> None:
+    """At least 5 %, and its interval must exclude changes under 2.5 % either way."""
+    sure = Change(10, 100, 150, 10, 10, 0.5, 0.3, 0.7, 0.001)
+    vague = Change(10, 100, 149, 3, 7, 0.49, 0.013, 1.217, 0.04)  # a noisy millisecond median's
+    small = Change(10, 100, 104, 10, 10, 0.04, 0.03, 0.05, 0.001)
+    short = Change(10, 100, 150, 2, 10, 0.5, None, None, 0.01)  # no interval: the size decides
+    assert is_news(sure) and is_news(short)
+    assert not is_news(vague) and not is_news(small)

@@ -139,3 +139,16 @@ def test_bad_disorder_parameters_are_named_at_once() -> None:
     with pytest.raises(SpecError) as raised:
         RunSpec.parse(targets=["postgres"], duplicate_fraction=0.1, max_lateness="2d")
     assert [f for f, _ in raised.value.problems] == ["max_lateness"]
+
+
+def test_updates_on_a_last_write_target_need_one_connection_per_host() -> None:
+    """InfluxDB keeps the last write of an instant: workers sharing a queue could apply an update
+    before its original, so the run is refused up front unless hosts stay on one connection."""
+    with pytest.raises(SpecError) as raised:
+        RunSpec.parse(targets=["postgres", "influxdb"], workers=2, **DISORDER)
+    [(field, message)] = raised.value.problems
+    assert field == "hash_workers" and "influxdb" in message and "postgres" not in message
+    RunSpec.parse(targets=["postgres", "influxdb"], workers=2, hash_workers=True, **DISORDER)
+    RunSpec.parse(targets=["influxdb"], workers=1, **DISORDER)
+    RunSpec.parse(targets=["postgres"], workers=4, **DISORDER)  # every row is kept: order is moot
+    RunSpec.parse(targets=["influxdb"], workers=4, **{**DISORDER, "update_fraction": 0})

@@ -3,7 +3,9 @@ of acknowledged rows, the twins of windowed queries and the answers moved back."
 
 from __future__ import annotations
 
+import threading
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -84,6 +86,35 @@ def test_the_frontier_waits_for_the_oldest_unacknowledged_batch(tiny: Dataset) -
     assert frontier.acknowledged_rows >= 200
     # the rows stop at max_rows: what comes after them was never written, so it is not closed
     assert frontier.closed_before() == rows.next_floor_ns() < NEVER
+
+
+def test_a_batch_meeting_an_earlier_one_in_flight_waits_for_its_write(tiny: Dataset) -> None:
+    """An update must reach a last-write target after its original: a batch whose span meets an
+    earlier batch still being written waits until that one is acknowledged or given up."""
+    frontier = Frontier(LiveRows(tiny, batch_rows=50, max_rows=400))
+    first = frontier.take()
+    assert first is not None
+    apart = replace(first, index=first.index + 100, first_ns=first.last_ns + 1, last_ns=first.last_ns + 9)
+    frontier.wait_for_earlier_overlaps(apart)  # a disjoint span: no wait
+    other = replace(apart, measurement="not-" + first.measurement, first_ns=first.first_ns)
+    frontier.wait_for_earlier_overlaps(other)  # another measurement: no wait
+
+    def waiter(batch) -> threading.Event:
+        done = threading.Event()
+        threading.Thread(target=lambda: (frontier.wait_for_earlier_overlaps(batch), done.set())).start()
+        return done
+
+    update = waiter(replace(first, index=first.index + 100))  # same span, handed out later
+    assert not update.wait(0.3)
+    frontier.acknowledged(first)
+    assert update.wait(5)
+    second = frontier.take()
+    assert second is not None
+    after_failure = waiter(replace(second, index=second.index + 100))
+    assert not after_failure.wait(0.3)
+    frontier.given_up(second)  # a failed write releases the waiters; its rows stay unclosed
+    assert after_failure.wait(5)
+    assert frontier.closed_before() <= second.first_ns
 
 
 def test_the_mix_sends_history_until_a_twin_is_closed_then_the_latest(tiny: Dataset) -> None:

@@ -12,7 +12,15 @@ from pathlib import Path
 
 import otava
 
-from tsbench.changes.detect import MAX_PVALUE, WINDOW, Change, find_changes
+from tsbench.changes.detect import (
+    MAX_PVALUE,
+    MIN_INTERVAL,
+    MIN_RELATIVE,
+    SNAP_RUNS,
+    WINDOW,
+    Change,
+    find_changes,
+)
 from tsbench.changes.series import HistoryRun, Series, build_series
 from tsbench.results.change_records import ChangeRecord, ChangeReport
 from tsbench.results.documents import StoredResult
@@ -30,8 +38,9 @@ def detector_text() -> str:
     version = getattr(otava, "__version__", "") or _distribution_version()
     return (
         f"Apache Otava {version} E-Divisive means (window {WINDOW} runs, p ≤ {MAX_PVALUE}); "
-        "each change moved to the least-squares step between its neighbours; Welch's t-test and "
-        "a 95 % interval on the logarithms"
+        "each change moved to the least-squares step between its neighbours, then to a run boundary "
+        f"within {SNAP_RUNS} runs where something recorded changed; kept when ≥ {MIN_RELATIVE:.0%} "
+        f"with its 95 % interval beyond ±{MIN_INTERVAL:.1%} (Welch's t on the logarithms)"
     )
 
 
@@ -96,7 +105,12 @@ def detect_folder_changes(folder: Path, store: RunStore) -> ChangeReport:
 
 def _records(series: Series) -> list[ChangeRecord]:
     values = series.values
-    return [change_record(series, change) for change in find_changes([v.value for v in values])]
+
+    def explained(index: int) -> bool:
+        return bool(values[index - 1].facts.differences(values[index].facts))
+
+    found = find_changes([v.value for v in values], explained)
+    return [change_record(series, change) for change in found]
 
 
 def change_record(series: Series, change: Change) -> ChangeRecord:

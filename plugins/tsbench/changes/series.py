@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tsbench.changes.metrics import Metric, figures
+from tsbench.machine_state import material_differences
 from tsbench.results.change_records import Difference, RunRef
-from tsbench.results.model import RunResult
+from tsbench.results.model import MachineState, RunResult
 
 # Run parameters that say which series a run is on (the key), or that always differ between runs.
 KEY_PARAMETERS = frozenset({"use_case", "scale"})
@@ -39,18 +40,27 @@ class SeriesKey:
 @dataclass(frozen=True)
 class RunFacts:
     """What one run was, for one target, as ``what`` → value text: the target's version and
-    settings, the run's parameters, tsbench's commit, the machine and the client libraries."""
+    settings, the run's parameters, tsbench's commit, the machine and the client libraries; and
+    the machine's measured state as the run started (``state``; None: not recorded)."""
 
     facts: Mapping[str, str]
+    state: MachineState | None = None
 
     def differences(self, later: RunFacts) -> list[Difference]:
-        """What differs from ``self`` to ``later``, in a stable order (versions first)."""
+        """What differs from ``self`` to ``later``, in a stable order (versions first); the
+        machine's state only where a figure moved beyond its tolerance (``machine_state``)."""
         keys = sorted(set(self.facts) | set(later.facts), key=_fact_order)
-        return [
+        found = [
             Difference(what=key, before=self.facts.get(key, ""), after=later.facts.get(key, ""))
             for key in keys
             if self.facts.get(key, "") != later.facts.get(key, "")
         ]
+        if self.state is not None and later.state is not None:
+            found += [
+                Difference(what=f"machine state {name}", before=old, after=new)
+                for name, old, new in material_differences(self.state, later.state)
+            ]
+        return found
 
 
 def _fact_order(what: str) -> tuple[int, str]:
@@ -148,7 +158,7 @@ def run_facts(result: RunResult, target: str) -> RunFacts:
     facts |= {f"machine {name}": _text(getattr(machine, name)) for name in MACHINE_FACTS}
     facts |= {f"client {name}": version for name, version in result.clients.items()}
     facts["dataset generator"] = result.dataset.generator_version
-    return RunFacts({k: v for k, v in facts.items() if v != ""})
+    return RunFacts({k: v for k, v in facts.items() if v != ""}, result.machine_state)
 
 
 def _flat(values: Mapping[str, Any], prefix: str = "") -> dict[str, str]:

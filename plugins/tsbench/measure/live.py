@@ -121,12 +121,20 @@ class _Driver:
         )
         self.writers = _PerThread(target.writer)
         self.sent: dict[int, LiveQuery] = {}
+        # copies whose keeping depends on their order: an update waits for its original's write
+        self.ordered = target.capabilities.keeps.order_matters and frontier.rows.dataset.copies
 
     def write(self, index: int) -> int:
         batch = self.frontier.take()
         if batch is None:
             raise StopIteration
-        self.writers.get().write(batch.measurement, batch.batch)
+        try:
+            if self.ordered:
+                self.frontier.wait_for_earlier_overlaps(batch)
+            self.writers.get().write(batch.measurement, batch.batch)
+        except BaseException:
+            self.frontier.given_up(batch)
+            raise
         self.frontier.acknowledged(batch)
         return batch.rows
 

@@ -166,6 +166,19 @@ class MachineFacts(Record):
     python: str = ""
 
 
+class MachineState(Record):
+    """The machine's state as a point started (``tsbench.machine_state``): seconds since boot, the
+    1-minute load, the share of all cores busy and stolen (%), µs to fault in a fresh page, ms of a
+    fixed CPU probe. None: not measured (results from before it was)."""
+
+    uptime_s: Number | None = None
+    load_1min: Number | None = None
+    busy_percent: Number | None = None
+    steal_percent: Number | None = None
+    fresh_page_us: Number | None = None
+    cpu_probe_ms: Number | None = None
+
+
 class PointRun(Record):
     """``run.json``: one point of a comparison before its targets ran: the spec (``RunSpec``'s
     JSON), the dataset, the machine and client versions, which point it is, and the oracle's
@@ -178,6 +191,7 @@ class PointRun(Record):
     spec: dict[str, Any] = {}  # RunSpec.model_dump(): read through ``RunSpec.recorded`` (typed)
     dataset: DatasetFacts = DatasetFacts()
     machine: MachineFacts = MachineFacts()
+    machine_state: MachineState | None = None
     clients: dict[str, str] = {}
     tsbench_commit: str = ""  # tsbench's own commit (``machine.source_commit``); empty: not recorded
     point: PointFacts | None = None

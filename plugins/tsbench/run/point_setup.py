@@ -13,9 +13,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from tsbench.machine import client_versions, machine_facts, source_commit
+from tsbench.machine_state import measure_machine_state
 from tsbench.results.files import copy_file_atomic
 from tsbench.results.folder import PointFolder
-from tsbench.results.model import DatasetFacts, MachineFacts, PointFacts, PointRun
+from tsbench.results.model import DatasetFacts, MachineFacts, MachineState, PointFacts, PointRun
 from tsbench.spec import RunSpec
 from tsbench.targets.registry import load_target
 from tsbench.timeutil import format_instant
@@ -61,6 +62,7 @@ def prepare_dataset(
             generator_version=dataset.manifest.generator_version,
         ),
         machine=MachineFacts.from_json(machine_facts()),
+        machine_state=MachineState.from_json(measure_machine_state()),
         clients=client_versions(),
         tsbench_commit=source_commit(),
         point=point or own_point(spec, run_dir),

@@ -26,6 +26,12 @@ class Keeps(Enum):
         return "" if self is Keeps.ALL else self.value
 
     @property
+    def order_matters(self) -> bool:
+        """Whether what is kept depends on the order the copies arrive in (an update must come
+        after its original): one connection per entity, or ordered writes, keep it."""
+        return self is Keeps.LAST
+
+    @property
     def meaning(self) -> str:
         return {
             Keeps.ALL: "every row sent, copies included",

@@ -172,13 +172,19 @@ class Frontier:
     Batches are handed out in order of their floor, so that instant is the first instant of the
     oldest batch not yet acknowledged, or the floor of the next one to hand out. ``closed_before``
     can also say where that instant stood some seconds ago (a target whose writes become visible
-    after their acknowledgement is read only where they have had time to)."""
+    after their acknowledgement is read only where they have had time to).
+
+    A target that keeps the last write of an instant (``Keeps.LAST``) must receive an update after
+    its original, but concurrent writers can have them applied in either order: such a writer waits
+    (``wait_for_earlier_overlaps``) until no earlier batch of its measurement whose time span meets
+    its own is still being written. Batches of disjoint spans are written concurrently."""
 
     def __init__(self, rows: LiveRows):
         self.rows = rows
         self._lock = threading.Lock()
         self._acked = threading.Condition(self._lock)
         self._pending: dict[int, int] = {}  # batch index → first instant, handed out, not acknowledged
+        self._in_flight: dict[int, LiveBatch] = {}  # handed out, neither acknowledged nor given up
         self._newest: dict[str, tuple[LiveBatch, float]] = {}  # measurement → batch, when acknowledged
         self._history: deque[tuple[float, int]] = deque(maxlen=HISTORY)  # (when, closed before)
         self._visible = rows.start_ns  # closed, and seen by a read (``confirm_visible``)
@@ -190,12 +196,38 @@ class Frontier:
             batch = self.rows.take()
             if batch is not None:
                 self._pending[batch.index] = batch.first_ns
+                self._in_flight[batch.index] = batch
             return batch
+
+    def wait_for_earlier_overlaps(self, batch: LiveBatch) -> None:
+        """Until no batch handed out before ``batch``, of its measurement, whose time span meets its
+        own, is still being written (acknowledged or given up): then an update it holds reaches the
+        database after its original."""
+        with self._acked:
+            while any(self._overlaps(other, batch) for other in self._in_flight.values()):
+                self._acked.wait()
+
+    def given_up(self, batch: LiveBatch) -> None:
+        """``batch``'s write failed: it stays unacknowledged (the frontier never passes its rows), and
+        no later batch waits for it."""
+        with self._lock:
+            self._in_flight.pop(batch.index, None)
+            self._acked.notify_all()
+
+    @staticmethod
+    def _overlaps(earlier: LiveBatch, batch: LiveBatch) -> bool:
+        return (
+            earlier.index < batch.index
+            and earlier.measurement == batch.measurement
+            and earlier.first_ns <= batch.last_ns
+            and batch.first_ns <= earlier.last_ns
+        )
 
     def acknowledged(self, batch: LiveBatch) -> None:
         at = time.perf_counter()
         with self._lock:
             self._pending.pop(batch.index, None)
+            self._in_flight.pop(batch.index, None)
             self.acknowledged_rows += batch.rows
             newest = self._newest.get(batch.measurement)
             if newest is None or newest[0].index < batch.index:

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tsbench.machine_state import describe as describe_state
 from tsbench.report.sections.common import TargetNote
 from tsbench.report.sections.queries import QueriesSection, QueryCell
 from tsbench.report.sections.status import TargetView
@@ -68,6 +69,7 @@ def environment_section(run: RunResult, targets: Sequence[TargetView]) -> Enviro
         ("Host (hash of the name)", machine.hostname_hash),
     ]
     facts += [(key, value) for key, value in machine.to_json().items() if key not in MACHINE_KEYS]
+    facts.append(("State as the run started", describe_state(run.machine_state)))
     return EnvironmentSection(
         machine=facts, cores=machine.cores, clients=sorted(run.clients.items()), servers=targets
     )

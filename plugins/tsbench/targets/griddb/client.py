@@ -33,6 +33,7 @@ import numpy as np
 import pyarrow as pa
 
 from tsbench.targets.base import Endpoint, TargetError
+from tsbench.targets.griddb import signals
 from tsbench.targets.griddb.combine import StepResult
 from tsbench.targets.griddb.config import CLUSTER
 from tsbench.targets.griddb.definition import DEFINITION
@@ -121,6 +122,7 @@ def java() -> SimpleNamespace:
             options = os.environ.get("TSBENCH_GRIDDB_JVM_OPTIONS", "").split()
             _no_python_fault_handler()
             jpype.startJVM(*options, classpath=[str(jar) for jar in jars], convertStrings=False)
+            signals.remember()
         try:
             _JAVA = SimpleNamespace(
                 jpype=jpype,
@@ -144,7 +146,9 @@ def java() -> SimpleNamespace:
 
 @contextmanager
 def translated(action: str) -> Iterator[None]:
-    """Java exceptions (GridDB's GSException and others) as TargetError naming ``action``."""
+    """Java exceptions (GridDB's GSException and others) as TargetError naming ``action``; the JVM's
+    signal handlers are put back first, should anything have replaced them (``signals``)."""
+    signals.restore()
     try:
         yield
     except jpype.JException as error:

@@ -80,7 +80,7 @@ def loopback_shim() -> Path:
 
 
 def build_facts() -> dict[str, str]:
-    """``build.sh``'s record of the build (archive, sha256, when, how long, compiler)."""
+    """``build.sh``'s record of the build (archive, tree_sha256, built, seconds, cores, compiler)."""
     record = build_prefix() / "BUILD"
     if not record.is_file():
         return {}
@@ -211,5 +211,6 @@ class GridDBServer(ServerRecipe):
 
     def version(self) -> str:
         build = build_facts()
-        source = f" from {build['archive']} (sha256 {build['sha256'][:12]}…)" if build else ""
+        tree = build.get("tree_sha256", "")  # build.sh records the source tree's hash (issue 43)
+        source = f" from {build.get('archive', '?')} (source tree sha256 {tree[:12]}…)" if build else ""
         return f"GridDB CE {DEFINITION.pinned_version()} built{source}"

@@ -46,6 +46,15 @@ if [[ -x "$INFLUXD2" && -z "${INFLUXDB2_REBUILD:-}" ]]; then
     log "influxd 2 already installed: $INFLUXD2 ($(cat "$INFLUXDB2_DIR/VERSION" 2>/dev/null || echo '?'))"
     exit 0
 fi
+# One build at a time per machine (CI starts this build early, and again before the tests): the
+# second waits for the first, then finds influxd built.
+mkdir -p "$TSBENCH_OPT"
+exec 9>"$TSBENCH_OPT/influxdb2.lock"
+flock 9
+if [[ -x "$INFLUXD2" && -z "${INFLUXDB2_REBUILD:-}" ]]; then
+    log "influxd 2 built meanwhile: $INFLUXD2"
+    exit 0
+fi
 
 apt_install gcc libc6-dev pkg-config
 command -v go >/dev/null || die "go is not on PATH (needed to build influxd)"
