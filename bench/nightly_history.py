@@ -10,6 +10,7 @@ noise flagged as change).
 
     PYTHONPATH=plugins .venv/bin/python bench/nightly_history.py [--nights 14] [--change-at 8]
         [--change workers=1] [--targets questdb,postgres] [--store reports/out/nightly-history]
+        [--queries-per-type 5] [--hot-runs 3] [--redetect]
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from tsbench.results.folder import RunFolder
 from tsbench.results.store import RunStore
 
 ROOT = Path(__file__).resolve().parents[1]
-RUN = ["--scales", "100", "--duration", "6h", "--trials", "1", "--hot-runs", "3", "--queries-per-type", "5"]
+RUN = ["--scales", "100", "--duration", "6h", "--trials", "1"]
 
 
 def run_night(store: Path, night: int, targets: str, extra: list[str]) -> float:
@@ -83,6 +84,8 @@ def main() -> None:
     parser.add_argument("--change-at", type=int, default=8, help="first night with the change (0-based)")
     parser.add_argument("--change", default="workers=1", help="PARAMETER=VALUE from that night on")
     parser.add_argument("--targets", default="questdb,postgres")
+    parser.add_argument("--queries-per-type", type=int, default=5, help="queries of each type a night")
+    parser.add_argument("--hot-runs", type=int, default=3, help="hot runs of each query a night")
     parser.add_argument("--store", type=Path, default=ROOT / "reports" / "out" / "nightly-history")
     parser.add_argument("--report-only", action="store_true", help="only print the last night's changes")
     parser.add_argument(
@@ -96,7 +99,8 @@ def main() -> None:
     elif not args.report_only:
         for night in range(args.nights):
             extra = [f"--{name.replace('_', '-')}", value] if night >= args.change_at else []
-            seconds = run_night(args.store, night, args.targets, extra)
+            sizes = ["--queries-per-type", str(args.queries_per_type), "--hot-runs", str(args.hot_runs)]
+            seconds = run_night(args.store, night, args.targets, [*sizes, *extra])
             state = _state(args.store, night)
             print(f"night {night:02d}{' (changed)' if extra else ''}: {seconds:.0f} s; {state}", flush=True)
     last = RunFolder(last_folder).read_changes()
