@@ -17,24 +17,20 @@ kill_tree() {  # a process and every descendant (a build: its script, make, the 
     for child in $(pgrep -P "$1"); do kill_tree "$child"; done
     kill -TERM "$1" 2>/dev/null || true
 }
-# Every process started from here on carries this mark in its environment, daemons that left their
-# parent included: what is still running with it when the script ends was left by a test whose
-# worker died before its teardown (a timeout-killed pytest worker orphans its servers).
-TSBENCH_TEST_SESSION="tsbench-test-$$-$(date +%s%N)"
-export TSBENCH_TEST_SESSION
 # shellcheck disable=SC2317  # run by the EXIT trap
 descendants() {
     local child
     for child in $(pgrep -P "$1"); do echo "$child" && descendants "$child"; done
 }
 # shellcheck disable=SC2317  # run by the EXIT trap
-stop_marked_processes() {  # marked, and no longer in this script's tree (builds, dockerd stop below)
+stop_marked_processes() {  # marked (pytest and what it started), no longer in this script's tree
+    [[ -n "${TSBENCH_TEST_SESSION:-}" ]] || return 0
     local environ pid left=() ours
     ours=" $$ $BASHPID $(descendants $$ | tr '\n' ' ') "
     for environ in /proc/[0-9]*/environ; do
         pid="${environ#/proc/}" && pid="${pid%/environ}"
         [[ "$ours" == *" $pid "* ]] && continue
-        if tr '\0' '\n' <"$environ" 2>/dev/null | grep -qxF "TSBENCH_TEST_SESSION=$TSBENCH_TEST_SESSION"; then
+        if { tr '\0' '\n' <"$environ"; } 2>/dev/null | grep -qxF "TSBENCH_TEST_SESSION=$TSBENCH_TEST_SESSION"; then
             left+=("$(cat "/proc/$pid/comm" 2>/dev/null)($pid)")
             kill -TERM "$pid" 2>/dev/null || true
         fi
@@ -90,6 +86,11 @@ echo "== pytest"
 # code, e.g. an in-process JVM) fails the run at once, naming the test it ran: --max-worker-restart=0
 # (with restarts, xdist re-ran the crashing test on fresh workers and once hung after the crash).
 # Everything every test needs is installed above: a skipped test fails the run (-rs names why).
+# Every process pytest starts carries this mark in its environment, daemons that left their parent
+# included: what still runs with it when this script ends was left by a test whose worker died
+# before its teardown (a timeout-killed pytest worker orphans its servers); the EXIT trap stops it.
+TSBENCH_TEST_SESSION="tsbench-test-$$-$(date +%s%N)"
+export TSBENCH_TEST_SESSION
 set +e
 TSBENCH_SKIPS_FAIL=1 $py -m pytest -p no:cacheprovider -n "${TSBENCH_TEST_WORKERS:-4}" \
     --max-worker-restart=0 --durations=40 -rs "$@"

@@ -4,9 +4,10 @@ segmentation by our own statistics, because Otava 0.8.0's merge step can leave a
 the statistics of a segmentation it later changed.
 
 A change of the mean smaller than ``MIN_RELATIVE``, or whose interval reaches a change of
-``MIN_INTERVAL`` (half that) or less, is dropped (the least first, its neighbours then described as one segment): a figure as
-steady as a footprint shows a 0.3 % step as significant, which is real but no news, and a noisy
-one (a median of a few milliseconds) shows a 49 % step whose interval reaches down to +1 %.
+``MIN_INTERVAL`` (half that) or less, is dropped (the least first, its neighbours then described as
+one segment): a figure as steady as a footprint shows a 0.3 % step as significant, which is real
+but no news, and a noisy one (a median of a few milliseconds) shows a 49 % step whose interval
+reaches down to +1 %.
 
 E-Divisive places a change a run or two off where it happened. A change between two runs that
 differ in nothing recorded is moved to the nearest run boundary within ``SNAP_RUNS`` where a
