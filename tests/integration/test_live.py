@@ -101,7 +101,7 @@ def test_ingest_and_queries_at_once_every_answer_checked(serve, small_dataset: D
     for qtype, figures in record.queries.items():
         assert figures.mismatches == 0, (qtype, record.mismatch_samples)
         assert figures.checked == figures.under_ingest.completed + figures.without_ingest.completed
-        assert figures.under_ingest.errors == 0 and figures.without_ingest.errors == 0
+        assert figures.under_ingest.errors == 0 and figures.without_ingest.errors == 0, record.error_samples
         assert (figures.p99_ratio is not None) == (
             min(figures.under_ingest.completed, figures.without_ingest.completed) >= 20
         )

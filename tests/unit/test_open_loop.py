@@ -65,3 +65,29 @@ def test_bad_rates_and_durations_are_named_together() -> None:
         Schedule(rate_per_s=0, duration_s=-1)
     with pytest.raises(ValueError, match="workers must be ≥ 1"):
         run_open_loop(Schedule(1, 1), workers=0, request=lambda _: None)
+
+
+def test_a_replay_sends_only_the_arrivals_the_first_run_sent_each_on_its_due_time() -> None:
+    """The live phase replays, without ingest, the queries it sent under ingest: arrivals a client
+    that fell behind never sent are not offered again (they were once counted as failed)."""
+    sent: list[int] = []
+
+    def slow(index: int) -> None:
+        sent.append(index)
+        time.sleep(0.02)
+
+    first = run_open_loop(Schedule(rate_per_s=100, duration_s=0.5), workers=1, request=slow, stop_s=0.5)
+    assert first.unsent > 0 and first.completed == len(sent) and first.offered == 50
+    again: list[tuple[int, float]] = []
+    start = time.perf_counter()
+    replay = run_open_loop(
+        Schedule(rate_per_s=100, duration_s=0.5),
+        workers=2,
+        request=lambda index: again.append((index, time.perf_counter() - start)),
+        key=lambda index: "odd" if index % 2 else "even",
+        only=sent,
+    )
+    assert sorted(index for index, _ in again) == sorted(sent)
+    assert (replay.offered, replay.completed, replay.errors, replay.unsent) == (len(sent), len(sent), 0, 0)
+    assert sum(part.offered for part in replay.by_key.values()) == len(sent)
+    assert all(at >= index / 100 - 0.005 for index, at in again), "an arrival went before its due time"

@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +34,7 @@ from tsbench.workload.live_rows import Frontier
 
 log = logging.getLogger("tsbench.live")
 MISMATCH_SAMPLES = 5
+ERROR_SAMPLES = 5
 # An arrival not sent this long after the phase's end is given up (``unsent``): one due in the last
 # instant while every client was busy is late, not lost.
 STOP_GRACE_S = 1.0
@@ -76,7 +77,8 @@ class _PerThread:
 
 
 class _Checks:
-    """Answer checks per query type (thread-safe), with a few mismatches kept as samples."""
+    """Answer checks per query type (thread-safe), with a few mismatches kept as samples, and a few
+    failed writes and queries with their reasons (``failed``)."""
 
     def __init__(self, expected: Mapping[str, Answer]):
         self.expected, self.lock = expected, threading.Lock()
@@ -84,6 +86,14 @@ class _Checks:
         self.mismatches: dict[str, int] = {}
         self.on_live_rows: dict[str, int] = {}
         self.samples: list[dict[str, object]] = []
+        self.error_samples: list[dict[str, str]] = []
+
+    def failed(self, what: str, error: BaseException) -> None:
+        """Keep the reason of a failed write (``what``: "ingest") or query (its type), the first few."""
+        log.warning("live: %s failed: %s", what, error)
+        with self.lock:
+            if len(self.error_samples) < ERROR_SAMPLES:
+                self.error_samples.append({"what": what, "reason": f"{type(error).__name__}: {error}"[:500]})
 
     def check(self, sent: LiveQuery, session: Session, raw: Any) -> bool:
         actual = unshifted(
@@ -132,8 +142,10 @@ class _Driver:
             if self.ordered:
                 self.frontier.wait_for_earlier_overlaps(batch)
             self.writers.get().write(batch.measurement, batch.batch)
-        except BaseException:
+        except BaseException as error:
             self.frontier.given_up(batch)
+            if isinstance(error, Exception):
+                self.checks.failed("ingest", error)
             raise
         self.frontier.acknowledged(batch)
         return batch.rows
@@ -191,8 +203,8 @@ def run_live(
     client_cores = (time.process_time() - cpu_before) / (time.perf_counter() - wall_before)
     target.flush()
     frontier.confirm_all_visible()
-    alone = (
-        _queries(target, mix, checks, settings, settings.query_per_s, lambda i: driver.sent[i])
+    alone = (  # the arrivals sent under ingest, again on their due times (those never sent: not again)
+        _queries(target, mix, checks, settings, settings.query_per_s, driver.sent.__getitem__, driver.sent)
         if driver.sent
         else None
     )
@@ -220,6 +232,7 @@ def run_live(
         query_timeline=figures.timeline(figures.whole(under)) if under is not None else [],
         excluded_types=mix.excluded,
         mismatch_samples=checks.samples,
+        error_samples=checks.error_samples,
         freshness=figures.freshness_figures(freshness),
         visible_after_ms=UNPROBED_MARGIN_S * 1000 if freshness.not_probed else None,
         client_cpu_cores=client_cores,
@@ -236,8 +249,10 @@ def _queries(
     settings: LiveSettings,
     query_per_s: float,
     pick: Callable[[int], LiveQuery],
+    only: Collection[int] | None = None,
 ) -> OpenLoopResult | None:
-    """One open-loop run of the live queries; ``pick`` says which query arrival ``index`` sends."""
+    """One open-loop run of the live queries; ``pick`` says which query arrival ``index`` sends
+    (``only``: just those arrivals)."""
     if not query_per_s or not mix.types:
         return None
     sessions = _PerThread(target.session)
@@ -245,7 +260,11 @@ def _queries(
 
         def send(index: int) -> tuple[LiveQuery, Session, Any]:
             query, session = pick(index), sessions.get()
-            return query, session, session.fetch(target.render(query.query))
+            try:
+                return query, session, session.fetch(target.render(query.query))
+            except Exception as error:
+                checks.failed(query.type, error)
+                raise
 
         def check(index: int, returned: object) -> bool:
             query, session, raw = returned  # type: ignore[misc]
@@ -258,6 +277,7 @@ def _queries(
             key=lambda i: mix.types[i % len(mix.types)],
             after=check,
             stop_s=settings.seconds + STOP_GRACE_S,
+            only=only,
         )
     finally:
         sessions.close_all()

@@ -26,6 +26,7 @@ def whole(result: OpenLoopResult) -> Histograms:
         result.errors,
         result.unsent,
         result.timeline,
+        result.offered,
     )
 
 
@@ -69,12 +70,11 @@ def figures(part: Histograms, offered: int, seconds: float, wall_s: float) -> li
 
 def per_type(result: OpenLoopResult | None, mix: LiveMix, seconds: float) -> dict[str, live.OpenLoopFigures]:
     """Each query type's stream (none without ``result``; all of it as the mix's first type when it
-    has no keys), the offered arrivals split evenly between the types."""
+    has no keys), each with the arrivals it was offered."""
     if result is None:
         return {}
-    offered = round(result.offered / len(mix.types))
     parts = result.by_key or {mix.types[0]: whole(result)}
-    return {qtype: figures(part, offered, seconds, result.wall_s) for qtype, part in parts.items()}
+    return {qtype: figures(part, part.offered, seconds, result.wall_s) for qtype, part in parts.items()}
 
 
 def ingest_figures(

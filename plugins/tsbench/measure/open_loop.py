@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 from hdrh.histogram import HdrHistogram
@@ -67,6 +67,7 @@ class Histograms:
     unsent: int = 0  # due before the run stopped, never sent: latency recorded as at least the wait
     # second of the due time (from the start) → [arrivals done, max latency µs, max lag µs]
     timeline: dict[int, list[int]] = field(default_factory=dict)
+    offered: int = 0  # arrivals taken (sent or unsent)
 
     def record(self, due: float, sent: float, done: float, second: int = 0) -> None:
         latency = max(LOWEST_US, round((done - due) * 1e6))
@@ -85,6 +86,7 @@ class Histograms:
         self.completed += other.completed
         self.errors += other.errors
         self.unsent += other.unsent
+        self.offered += other.offered
         for second, (done, latency, lag) in other.timeline.items():
             point = self.timeline.setdefault(second, [0, 0, 0])
             point[0] += done
@@ -131,6 +133,7 @@ def run_open_loop(
     key: Callable[[int], str] | None = None,
     after: Callable[[int, object], bool] | None = None,
     stop_s: float | None = None,
+    only: Collection[int] | None = None,
 ) -> OpenLoopResult:
     """Issue ``schedule``'s arrivals with ``workers`` threads: each takes the next arrival in order,
     waits until it is due, calls ``request(index)`` and records it (an exception counts as an
@@ -140,10 +143,12 @@ def run_open_loop(
     ``StopIteration`` (no work left) ends its worker's run, unrecorded. With ``stop_s``, arrivals
     not sent ``stop_s`` seconds after the start are not sent at all (``unsent``; each recorded with
     the latency it had reached by then, a lower bound: the client fell behind, and that must show).
-    Returns when every arrival was issued and answered, or given up."""
+    With ``only``, the other arrivals are neither offered nor sent (a replay of an earlier run's sent
+    ones, on their due times). Returns when every arrival was issued and answered, or given up."""
     if workers < 1:
         raise ValueError(f"workers must be ≥ 1 (got {workers})")
-    lock, taken = threading.Lock(), iter(range(schedule.arrivals))
+    chosen = range(schedule.arrivals) if only is None else sorted(set(only) & set(range(schedule.arrivals)))
+    lock, taken = threading.Lock(), iter(chosen)
     results: list[dict[str, Histograms]] = [{} for _ in range(workers)]
     start = clock()
 
@@ -155,6 +160,7 @@ def run_open_loop(
                 return
             due = start + schedule.due_s(index)
             figures = mine.setdefault(key(index) if key else "", Histograms())
+            figures.offered += 1
             if stop_s is not None and (now := clock()) - start >= stop_s:
                 figures.record_unsent(due, now)
                 continue
@@ -164,6 +170,7 @@ def run_open_loop(
             try:
                 returned = request(index)
             except StopIteration:
+                figures.offered -= 1
                 return
             except Exception as error:
                 returned, failed = error, True
@@ -173,15 +180,22 @@ def run_open_loop(
             figures.errors += failed
             figures.completed += not failed
 
+    _each_in_a_thread(work, results)
+    return _merged(len(chosen), results, clock() - start)
+
+
+def _each_in_a_thread(
+    work: Callable[[dict[str, Histograms]], None], results: list[dict[str, Histograms]]
+) -> None:
+    """``work(mine)`` for each worker's ``mine`` at once, one thread each; returns when all ended."""
     threads = [threading.Thread(target=work, args=(mine,), daemon=True) for mine in results]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    return _merged(schedule, results, clock() - start)
 
 
-def _merged(schedule: Schedule, results: list[dict[str, Histograms]], wall_s: float) -> OpenLoopResult:
+def _merged(offered: int, results: list[dict[str, Histograms]], wall_s: float) -> OpenLoopResult:
     total: Histograms = Histograms()
     by_key: dict[str, Histograms] = {}
     for mine in results:
@@ -189,7 +203,7 @@ def _merged(schedule: Schedule, results: list[dict[str, Histograms]], wall_s: fl
             total.add(figures)
             by_key.setdefault(name, Histograms()).add(figures)
     return OpenLoopResult(
-        offered=schedule.arrivals,
+        offered=offered,
         completed=total.completed,
         errors=total.errors,
         wall_s=wall_s,

@@ -118,6 +118,7 @@ class LivePhase(Record):
     live_start: str = ""  # the first instant the live rows may have (UTC)
     shift_days: Number = 0.0  # how far cycle 1 moved the history
     mismatch_samples: list[dict[str, object]] = []
+    error_samples: list[dict[str, str]] = []  # the first failed writes and queries: what, and why
     freshness: FreshnessFigures | None = None
     # without freshness probes (iot), the live queries read windows closed this long ago; None: windows
     # a probe saw written (``measure.freshness``)

@@ -76,6 +76,9 @@ def _caveats(live: LivePhase) -> list[str]:
     mismatched = sum(row.mismatches for row in live.queries.values())
     if mismatched:
         found.append(f"{mismatched} live answers differed from the reference")
+    if live.error_samples:
+        first = live.error_samples[0]
+        found.append(f"writes or queries failed; the first: {first['what']}: {first['reason']}")
     if not live.rows_removed:
         found.append("the live rows stayed in the database after the phase (the target cannot remove rows)")
     return found
