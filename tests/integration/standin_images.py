@@ -1,8 +1,9 @@
 """Stand-in images for a Docker engine that cannot pull official ones (no registry reachable).
 
 They are built locally from this machine's own servers (PostgreSQL 15 with the TimescaleDB extension
-built by scripts/install_timescaledb.sh; Debian's InfluxDB 1.6.7) and a statically linked busybox, and
-honour the documented contract of the official images that the container specs rely on — ``postgres``:
+built by scripts/install_timescaledb.sh; InfluxDB 1.8.10 built by targets/influxdb/install.sh) and a
+statically linked busybox, and honour the documented contract of the official images that the
+container specs rely on — ``postgres``:
 ``POSTGRES_USER``/``_PASSWORD``/``_DB``, ``POSTGRES_INITDB_ARGS``, ``PGDATA``,
 ``/docker-entrypoint-initdb.d/*.sql``, password (scram) login over TCP, ``STOPSIGNAL SIGINT``, the server
 command as arguments; ``influxdb`` 1.x: ``influxd`` reading ``/etc/influxdb/influxdb.conf`` (data under
@@ -18,8 +19,10 @@ import subprocess
 import tarfile
 from pathlib import Path
 
+from tsbench.targets.influxdb.server import InfluxDBServer, influxd_binary
+
 PG = Path("/usr/lib/postgresql/15")
-INFLUXD = "/usr/bin/influxd"  # Debian's 1.6.7 (scripts/install_influxdb.sh)
+INFLUXD = influxd_binary(InfluxDBServer.definition.version)  # built by targets/influxdb/install.sh
 PG_SHARE = Path("/usr/share/postgresql/15")
 BINARIES = ("postgres", "initdb", "pg_ctl", "psql", "pg_isready")
 APPLETS = (
@@ -120,10 +123,13 @@ def rootfs(
     trees: list[Path],
     owned_dirs: dict[str, tuple[int, int]],
     files: dict[str, tuple[str, int]],
+    placed: dict[str, Path] | None = None,
 ) -> bytes:
     """A root filesystem as a tar archive: busybox (sh and a few applets), ``programs`` with the shared
     libraries they need, whole ``trees``, directories owned by the service user (``path: (mode,
-    uid)``) and text ``files`` (``path: (text, mode)``)."""
+    uid)``), text ``files`` (``path: (text, mode)``) and ``placed`` programs (image path: this
+    machine's path), with their libraries too."""
+    placed = placed or {}
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as archive:
         for folder in ("bin", "etc", "usr", "usr/local", "usr/local/bin", "var", "var/lib", "var/run"):
@@ -131,10 +137,12 @@ def rootfs(
         _add_dir(archive, "tmp", 0o1777)
         for folder, (mode, uid) in owned_dirs.items():
             _add_dir(archive, folder, mode, uid)
-        for path in sorted(shared_libraries(programs)):
+        for path in sorted(shared_libraries([*programs, *placed.values()])):
             archive.add(str(path.resolve()), str(path).lstrip("/"))
         for path in programs:
             archive.add(str(path), str(path).lstrip("/"))
+        for name, path in placed.items():
+            archive.add(str(path), name.lstrip("/"))
         for tree in trees:
             archive.add(str(tree), str(tree).lstrip("/"))
         archive.add(str(busybox), "bin/busybox")
@@ -179,10 +187,11 @@ def influxdb_rootfs(busybox: Path) -> bytes:
     )
     return rootfs(
         busybox,
-        [Path(INFLUXD), Path("/usr/bin/curl")],
+        [Path("/usr/bin/curl")],
         [Path("/usr/share/zoneinfo"), Path("/etc/ssl/certs")],
         {"var/lib/influxdb": (0o755, 0), "etc/influxdb": (0o755, 0)},
         {"etc/passwd": ("root:x:0:0::/root:/bin/sh\n", 0o644), "etc/influxdb/influxdb.conf": (conf, 0o644)},
+        placed={"/usr/bin/influxd": INFLUXD},
     )
 
 
@@ -205,6 +214,6 @@ def available() -> str | None:
         return f"PostgreSQL 15 is not installed ({missing[0]})"
     if not (PG / "lib" / "timescaledb.so").exists():
         return "the TimescaleDB extension is not built (scripts/install_timescaledb.sh)"
-    if not Path(INFLUXD).exists() or not Path("/usr/bin/curl").exists():
-        return "influxd 1.x (scripts/install_influxdb.sh) or curl is not installed"
+    if not INFLUXD.exists() or not Path("/usr/bin/curl").exists():
+        return f"influxd 1.x ({INFLUXD}: scripts/install.sh influxdb) or curl is not installed"
     return None

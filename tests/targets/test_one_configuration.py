@@ -46,9 +46,8 @@ from tsbench.targets.timescaledb.server import TimescaleRecipe
 from tsbench.targets.timescaledb_tsl.server import TimescaleTslRecipe
 
 TARGETS = Path(__file__).resolve().parents[2] / "plugins" / "tsbench" / "targets"
-# Where the server runs decides these (directories, listeners) and the build names its reporting key.
+# Where the server runs decides these (directories, listeners).
 PLACES = {"meta.dir", "data.dir", "data.wal-dir", "bind-address", "http.bind-address"}
-REPORTING = {"reporting-enabled", "reporting-disabled"}
 
 
 def _flat(body: dict[str, Any] | list[Any], prefix: str = "") -> dict[str, Any]:
@@ -84,10 +83,10 @@ def test_influxdb_local_and_cloud_files_hold_the_same_settings(tmp_path: Path) -
     recipe = InfluxDBServer(tmp_path, {"http": 18086, "rpc": 18088})
     local = _flat(tomllib.loads(recipe.config_text()))
     cloud = _flat(tomllib.loads(_cloud_file("influxdb_conf", "/data/db")))
-    assert local.keys() - REPORTING == cloud.keys() - REPORTING
+    assert local.keys() == cloud.keys()
     differ = {key for key in local.keys() & cloud.keys() if local[key] != cloud[key]}
     assert differ == PLACES, differ
-    assert (local["reporting-enabled"], cloud["reporting-disabled"]) == (False, True)  # each build's key
+    assert local["reporting-disabled"] is cloud["reporting-disabled"] is True
     assert cloud["data.wal-dir"] == "/data/db/wal" and cloud["http.bind-address"] == ":8086"
     for key, value in DEFINITION.settings().items():
         assert local[f"data.{key}"] == cloud[f"data.{key}"] == (int(value) if value.isdigit() else value)
@@ -98,12 +97,12 @@ def test_influxdb_container_variables_hold_the_local_settings(tmp_path: Path) ->
     variables = {
         v1_variable("" if "." not in key else key.split(".")[0], key.split(".")[-1]): value
         for key, value in _flat(local).items()
-        if key not in PLACES | REPORTING
+        if key not in PLACES
     }
     environment = CONTAINERS["1.8"].environment
     given = {name for name in environment if name.startswith("INFLUXDB_")}
     places = {v1_variable(*key.split(".")) if "." in key else v1_variable("", key) for key in PLACES}
-    assert given - places - {"INFLUXDB_REPORTING_DISABLED"} == variables.keys()
+    assert given - places == variables.keys()
     for name, value in variables.items():
         expected = ("true" if value else "false") if isinstance(value, bool) else str(value)
         assert environment[name] == expected, name

@@ -74,6 +74,13 @@ class Scaled:
 TuningValue = str | Scaled
 
 
+def opt_dir() -> Path:
+    """Where install recipes put what they install and build: ``$TSBENCH_OPT``, with scripts/lib.sh's
+    default (``$XDG_CACHE_HOME`` or ``~/.cache``, then ``tsbench/opt``)."""
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    return Path(os.environ.get("TSBENCH_OPT") or os.path.join(cache, "tsbench", "opt"))
+
+
 def evaluate(table: Mapping[str, TuningValue], machine: Machine) -> dict[str, str]:
     """``table`` with every ``Scaled`` rule evaluated on ``machine`` (order kept)."""
     return {key: value.value(machine) if isinstance(value, Scaled) else value for key, value in table.items()}

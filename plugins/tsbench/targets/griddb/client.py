@@ -32,6 +32,7 @@ import jpype
 import numpy as np
 import pyarrow as pa
 
+from tsbench.runtimes.definition import opt_dir
 from tsbench.targets.base import Endpoint, TargetError
 from tsbench.targets.griddb import signals
 from tsbench.targets.griddb.combine import StepResult
@@ -54,14 +55,6 @@ _JVM_LOCK = threading.Lock()
 def client_version() -> str:
     """The Java client's version: the server's (both built from one source archive)."""
     return DEFINITION.pinned_version()
-
-
-def opt_dir() -> Path:
-    """``$TSBENCH_OPT`` with the default of scripts/lib.sh."""
-    return Path(
-        os.environ.get("TSBENCH_OPT")
-        or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "tsbench", "opt")
-    )
 
 
 def classpath() -> list[Path]:

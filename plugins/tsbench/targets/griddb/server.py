@@ -28,11 +28,12 @@ import time
 from pathlib import Path
 from typing import Any, ClassVar
 
+from tsbench.runtimes.definition import opt_dir
 from tsbench.runtimes.local import ServerRecipe
 from tsbench.runtimes.process_env import server_environment
 from tsbench.targets.base import Endpoint, TargetError
 from tsbench.targets.griddb import rest
-from tsbench.targets.griddb.client import CLUSTER, DATABASE, USER, opt_dir
+from tsbench.targets.griddb.client import CLUSTER, DATABASE, USER
 from tsbench.targets.griddb.config import Form, by_section, cluster_config, json_text, json_value, node_config
 from tsbench.targets.griddb.definition import DEFINITION
 

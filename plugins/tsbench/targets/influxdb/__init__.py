@@ -1,1 +1,1 @@
-"""InfluxDB 1.6.7 target (see README.md)."""
+"""InfluxDB 1.x target (see README.md)."""

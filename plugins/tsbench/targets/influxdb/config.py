@@ -2,7 +2,7 @@
 runs: the local recipe writes it as ``influxdb.conf`` (``toml_text``), the 1.8 container receives it
 as ``INFLUXDB_<SECTION>_<KEY>`` variables (``v1_environment``) and the cloud host writes the file the
 AWS runtime rendered from it (``definition.py``'s ``cloud_files``). A ``Form`` holds all that differs:
-directories, listeners and the build's key for usage reporting; the tuning table is ``definition.py``'s.
+directories and listeners; the tuning table is ``definition.py``'s.
 """
 
 from __future__ import annotations
@@ -23,16 +23,14 @@ class Raw:
 
 @dataclass(frozen=True)
 class Form:
-    """What differs where the server runs: its ``meta``, ``data`` and ``wal`` directories, the HTTP
-    and backup-RPC listeners, and usage reporting off in the build's own key (Debian's 1.6.7 has
-    ``reporting-enabled``, InfluxData's 1.8 ``reporting-disabled``)."""
+    """What differs where the server runs: its ``meta``, ``data`` and ``wal`` directories, and the HTTP
+    and backup-RPC listeners."""
 
     meta: str
     data: str
     wal: str
     http: str
     rpc: str
-    reporting: tuple[str, bool] = ("reporting-disabled", True)
 
 
 # The image's own directories (``/var/lib/influxdb``) and listeners on all of the container's interfaces.
@@ -57,9 +55,8 @@ def cloud_value(value: TuningValue) -> int | str | Raw:
 
 def influxdb_config(form: Form, tuning: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """The configuration by section (``""``: top-level keys), ``tuning`` in ``[data]``."""
-    reporting_key, reporting_value = form.reporting
     return {
-        "": {reporting_key: reporting_value, "bind-address": form.rpc},
+        "": {"reporting-disabled": True, "bind-address": form.rpc},
         "meta": {"dir": form.meta, "logging-enabled": False},
         "data": {"dir": form.data, "wal-dir": form.wal, "query-log-enabled": False, **tuning},
         "coordinator": {"write-timeout": "60s"},

@@ -1,14 +1,14 @@
 """InfluxDB as a container: official image ``influxdb``, flavours ``"1.8"`` (default) and ``"2.7"``.
 
 ``1.8`` is the newest 1.x image; it runs the one configuration (``config.py``, in the image's own
-directories) as ``INFLUXDB_<SECTION>_<KEY>`` variables, which 1.x reads over its configuration file, and
-speaks the same HTTP API (``/write``, ``/query``) as the local 1.6.7 server. ``2.7`` is InfluxDB 2: the
-image's setup mode creates the organisation, the ``benchmark`` bucket and an all-access token (generated
-per instance, handed to the target as ``Endpoint.secrets["token"]``); the target talks to it through the
-1.x compatibility API (``/write``, ``/query`` with ``Authorization: Token …``), the bucket being reachable
-as database ``benchmark`` through its virtual DBRP mapping (``benchmark/autogen``). 2.x has only the TSI
-index (no ``inmem``) and no series limits; its storage settings are ``INFLUXD_*`` variables
-(``V2_TUNING``)."""
+directories) as ``INFLUXDB_<SECTION>_<KEY>`` variables, which 1.x reads over its configuration file,
+and speaks the same HTTP API (``/write``, ``/query``) as the local server (the same version). ``2.7``
+is InfluxDB 2: the image's setup mode creates the organisation, the ``benchmark`` bucket and an
+all-access token (generated per instance, handed to the target as ``Endpoint.secrets["token"]``); the
+target talks to it through the 1.x compatibility API (``/write``, ``/query`` with ``Authorization:
+Token …``), the bucket being reachable as database ``benchmark`` through its virtual DBRP mapping
+(``benchmark/autogen``). 2.x has only the TSI index (no ``inmem``) and no series limits; its storage
+settings are ``INFLUXD_*`` variables (``V2_TUNING``)."""
 
 from __future__ import annotations
 
@@ -57,9 +57,9 @@ CONTAINERS: dict[str, ContainerSpec] = {
         },
         client_database=DATABASE,
         note=(
-            f"official image influxdb:{V1_VERSION} (the local runtime runs Debian's 1.6.7); the local "
-            "configuration as INFLUXDB_* variables; GOMEMLIMIT not set (1.8 is built with a Go older "
-            "than 1.19, which ignores it)"
+            f"official image influxdb:{V1_VERSION} (the local runtime builds the same version from its Go "
+            "module with a current Go); the local configuration as INFLUXDB_* variables; GOMEMLIMIT not "
+            "set (the image's influxd is built with a Go older than 1.19, which ignores it)"
         ),
     ),
     "2.7": ContainerSpec(

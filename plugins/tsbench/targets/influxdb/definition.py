@@ -38,8 +38,8 @@ DATA_TABLE: dict[str, TuningValue] = {
 
 DEFINITION = ServerDefinition(
     name="influxdb",
-    # InfluxData's package (cloud) and image influxdb:<version>. The local runtime installs Debian's
-    # package (1.6.7; install.sh): InfluxData's repository is not reachable from our machines.
+    # InfluxData's package (cloud) and image influxdb:<version>; the local runtime builds the same
+    # version from its Go module (install.sh): InfluxData's downloads are not reachable from our machines.
     version="1.8.10",
     tuning=DATA_TABLE,
     process={

@@ -1,16 +1,17 @@
-"""InfluxDB 1.6.7 (Debian package) as a local process: ``influxd -config <home>/influxdb.conf``.
+"""InfluxDB 1.x (built from its Go module by ``install.sh``) as a local process:
+``influxd -config <home>/influxdb.conf``.
 
 Everything the server keeps lives below the instance home: ``meta/`` (databases, retention policies,
 shard groups), ``data/`` (TSM files and, with ``tsi1``, the series index) and ``wal/`` (write-ahead
 log). Both listeners (HTTP API and the top-level ``bind-address`` backup/restore RPC) are moved onto
-the allocated loopback ports. Config keys follow the Debian build (``reporting-enabled = false``);
-see ``install.sh``. The configuration: ``config.py``; tuning and Go GC settings: ``definition.py``.
+the allocated loopback ports; see ``install.sh``. The pinned version runs, or a run's release of it
+(``versions``), each built side by side. The configuration: ``config.py``; tuning and Go GC
+settings: ``definition.py``.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any, ClassVar
 
 import requests
 
-from tsbench.runtimes.definition import ServerDefinition
+from tsbench.runtimes.definition import ServerDefinition, opt_dir
 from tsbench.runtimes.local import ServerRecipe
 from tsbench.runtimes.process_env import server_environment
 from tsbench.targets.base import Endpoint, TargetError
@@ -32,20 +33,9 @@ DATABASE = "benchmark"
 TUNING: dict[str, Any] = {key: toml_value(value) for key, value in DEFINITION.settings().items()}
 
 
-def influxd_binary() -> str:
-    """Path recorded by install.sh, else ``influxd`` on PATH."""
-    opt = os.environ.get("TSBENCH_OPT") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "tsbench", "opt"
-    )
-    recorded = Path(opt) / "influxdb" / "influxd.path"
-    if recorded.is_file():
-        path = recorded.read_text().strip()
-        if path and os.access(path, os.X_OK):
-            return path
-    found = shutil.which("influxd") or "/usr/bin/influxd"
-    if not os.access(found, os.X_OK):
-        raise TargetError("influxd not found: run targets/influxdb/install.sh")
-    return found
+def influxd_binary(version: str) -> Path:
+    """Where ``install.sh`` builds the ``influxd`` of ``version``."""
+    return opt_dir() / "influxdb" / version / "influxd"
 
 
 class InfluxDBServer(ServerRecipe):
@@ -77,20 +67,24 @@ class InfluxDBServer(ServerRecipe):
         self.config_path.write_text(self.config_text())
 
     def config_text(self) -> str:
-        """``config.py``'s configuration in this instance's home, on its loopback ports, with
-        Debian's key for usage reporting (its 1.6.7 build)."""
+        """``config.py``'s configuration in this instance's home, on its loopback ports."""
         form = Form(
             meta=str(self.meta_dir),
             data=str(self.data_dir),
             wal=str(self.wal_dir),
             http=f"127.0.0.1:{self.ports['http']}",
             rpc=f"127.0.0.1:{self.ports['rpc']}",
-            reporting=("reporting-enabled", False),
         )
         return toml_text(influxdb_config(form, self.tuning))
 
+    @property
+    def binary(self) -> Path:
+        return influxd_binary(self.definition.pinned_version())
+
     def command(self) -> list[str]:
-        return [influxd_binary(), "-config", str(self.config_path)]
+        if not os.access(self.binary, os.X_OK):
+            raise TargetError(f"influxdb: {self.binary} is missing; run scripts/install.sh influxdb")
+        return [str(self.binary), "-config", str(self.config_path)]
 
     def environment(self) -> dict[str, str]:
         env = server_environment()
@@ -99,7 +93,7 @@ class InfluxDBServer(ServerRecipe):
         for key in [k for k in env if k.startswith("INFLUXDB_")]:
             env.pop(key)
         # Go GC (definition.py's process table): GOGC, and GOMEMLIMIT, a soft limit (the Go GC works
-        # harder near it, never fails; Go >= 1.19, the Debian binary is built with 1.19).
+        # harder near it, never fails; Go >= 1.19: install.sh builds with this machine's Go).
         process = self.definition.process_settings()
         env["GOGC"] = process["gogc"]
         env["GOMEMLIMIT"] = process["gomemlimit"]
@@ -134,7 +128,7 @@ class InfluxDBServer(ServerRecipe):
         return [self.data_dir, self.wal_dir, self.meta_dir]
 
     def version(self) -> str:
-        result = subprocess.run([influxd_binary(), "version"], capture_output=True, text=True, timeout=30)
-        # "InfluxDB v1.6.7~rc0 (git: unknown unknown)"
+        result = subprocess.run([str(self.binary), "version"], capture_output=True, text=True, timeout=30)
+        # "InfluxDB v1.8.10 (git: v1.8.10 unknown)"
         words = result.stdout.split()
         return words[1].removeprefix("v") if len(words) > 1 else result.stdout.strip()

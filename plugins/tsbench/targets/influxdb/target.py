@@ -1,4 +1,4 @@
-"""InfluxDB 1.6.7: line protocol over HTTP ``/write`` (gzip), InfluxQL over HTTP ``/query``.
+"""InfluxDB 1.x: line protocol over HTTP ``/write`` (gzip), InfluxQL over HTTP ``/query``.
 
 The same target drives InfluxDB 1.8 and 2.7 containers (``container.py``); 2.x through its 1.x
 compatibility API with a token, its bucket standing in for the database (``v2.py``).

@@ -23,6 +23,7 @@ from typing import ClassVar
 from pymongo import MongoClient
 from pymongo.errors import PyMongoError
 
+from tsbench.runtimes.definition import opt_dir
 from tsbench.runtimes.local import ServerRecipe
 from tsbench.targets.base import Endpoint, TargetError
 from tsbench.targets.mongodb.config import Form, conf_text, mongod_options
@@ -38,10 +39,7 @@ def mongodb_version() -> str:
 
 def mongod_binary() -> str:
     """The mongod that install.sh recorded (same TSBENCH_OPT rule as scripts/lib.sh)."""
-    opt = os.environ.get("TSBENCH_OPT") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "tsbench", "opt"
-    )
-    recorded = Path(opt) / "mongodb" / "mongod.path"
+    recorded = opt_dir() / "mongodb" / "mongod.path"
     if recorded.is_file():
         return recorded.read_text().strip()
     found = shutil.which("mongod")

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import ClassVar
 
-from tsbench.runtimes.definition import ServerDefinition
+from tsbench.runtimes.definition import ServerDefinition, opt_dir
 from tsbench.runtimes.local import ServerRecipe
 from tsbench.targets.base import Endpoint, TargetError
 from tsbench.targets.questdb.config import LOG_CONF, PG_USER, Form, known_to, properties_text, server_conf
@@ -42,10 +42,7 @@ def java_options(definition: ServerDefinition = DEFINITION) -> tuple[str, ...]:
 
 def questdb_jar(version: str) -> Path:
     """Where ``install.sh`` puts the jar of ``version`` (same TSBENCH_OPT rule as scripts/lib.sh)."""
-    opt = os.environ.get("TSBENCH_OPT") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "tsbench", "opt"
-    )
-    return Path(opt) / "questdb" / f"questdb-{version}.jar"
+    return opt_dir() / "questdb" / f"questdb-{version}.jar"
 
 
 def java_binary() -> str:
