@@ -105,6 +105,7 @@ class Run:
     user_data_bytes: int = 0
     work_dir: Path | None = None
     planned_changes: bool = False
+    ingress_refusal: str = ""
     seconds: float = 0.0
     error: BaseException | None = None
 
@@ -275,6 +276,10 @@ def run_plan(url: str, ami: str, work: Path) -> Run:
         "results_bucket": True,
         "results_noncurrent_version_expiration_days": 30,
     }
+    try:  # Terraform's own check refuses the whole internet without a reason, before any change
+        tf.plan({**variables, "orchestrator_cidr": ["0.0.0.0/0"]})
+    except TerraformError as refused:
+        run.ingress_refusal = str(refused)
     run.planned_changes = tf.plan(variables)
     run.resources_after_destroy = tf.resources()
     return run
@@ -454,6 +459,11 @@ def test_plan_counts_exactly_what_the_toggles_ask_for(runs: dict[str, Run]) -> N
     assert any(lifecycle in line for line in run.log)
     assert not any("aws_key_pair" in line or "module.client_host" in line for line in run.log)
     assert run.resources_after_destroy == []  # a plan creates nothing
+
+
+def test_terraform_itself_refuses_the_whole_internet_without_a_reason(runs: dict[str, Run]) -> None:
+    refusal = runs["plan"].check().ingress_refusal
+    assert "Invalid value for variable" in refusal and "state why in allow_wide_ingress" in refusal, refusal
 
 
 def test_apply_creates_the_hosts_volume_and_bucket(runs: dict[str, Run]) -> None:

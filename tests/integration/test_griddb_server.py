@@ -59,11 +59,11 @@ def test_every_socket_the_node_holds_listens_on_loopback(griddb: tuple[LocalServ
     server, _ = griddb
     listening = server.listening
     assert listening, "the local runtime recorded no listening socket"
-    assert {address for address, _ in listening} == {"127.0.0.1"}
+    assert {listener.address for listener in listening} == {"127.0.0.1"}
     # every service GridDB opens is one tsbench allocated (free ports, not GridDB's defaults)
-    assert {port for _, port in listening} <= set(server.recipe.ports.values())
-    assert {10001, 10010, 10020, 10040, 20001}.isdisjoint(port for _, port in listening)
-    assert server.facts()["listening"] == [f"127.0.0.1:{port}" for _, port in listening]
+    assert {listener.port for listener in listening} <= set(server.recipe.ports.values())
+    assert {10001, 10010, 10020, 10040, 20001}.isdisjoint(listener.port for listener in listening)
+    assert server.facts()["listening"] == [str(listener) for listener in listening]
 
 
 def test_the_admin_password_is_generated_private_and_never_logged(
@@ -121,7 +121,7 @@ def test_cold_restart_keeps_the_data(loaded: tuple[LocalServer, Target], small_d
     server, target = loaded
     outcome = server.restart_cold()
     assert outcome["was_down"] and server.recipe.ready()
-    assert {address for address, _ in server.listening} == {"127.0.0.1"}
+    assert {listener.address for listener in server.listening} == {"127.0.0.1"}
     _assert_rows(target, small_dataset)
     check_all_queries(target, small_dataset, per_type=1, seed=11)
 

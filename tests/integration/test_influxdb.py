@@ -22,6 +22,7 @@ from tsbench.spec import DatasetSpec
 from tsbench.targets.base import TargetError
 from tsbench.targets.influxdb import dialect, iot_dialect
 from tsbench.targets.influxdb.answers import shaped_parts
+from tsbench.targets.influxdb.auth import auth_headers, basic
 from tsbench.targets.influxdb.server import InfluxDBServer
 from tsbench.targets.influxdb.target import InfluxDBTarget
 from tsbench.targets.lineprotocol import LineBuilder
@@ -70,12 +71,33 @@ def test_counting_a_complete_field_counts_the_points(influx, small_dataset: Data
         assert complete[0] == "usage_user"
         assert target.count_rows("cpu", complete) == target.row_count("cpu") == 103_680
         line = "cpu,hostname=host_0 usage_system=1i 1700000000000000000"  # a point without usage_user
-        requests.post(target_write_url(target), data=line, timeout=10).raise_for_status()
+        posted = requests.post(
+            target_write_url(target), data=line, headers=auth_headers(endpoint), timeout=10
+        )
+        posted.raise_for_status()
         assert target.row_count("cpu") == 103_681
         assert target.count_rows("cpu", complete) == 103_680
         assert target.count_rows("cpu", ()) == 103_681
     finally:
         target.close()
+
+
+def test_only_the_admin_with_its_password_gets_in_also_after_a_restart(influx) -> None:
+    """Authentication is on: no credentials and a wrong password are refused (401), the instance's own
+    password (0600, beside its data, in no log and no configuration) gets in, before and after a cold
+    restart (which must not try to create the admin again, and must not fail on it)."""
+    server, target = influx
+    url, show = f"{target.url}/query", {"q": "SHOW DATABASES"}
+    password = server.endpoint().secrets["password"]
+    for headers, status in (({}, 401), (basic("not-" + password), 401), (basic(password), 200)):
+        assert requests.get(url, params=show, headers=headers, timeout=10).status_code == status, headers
+    secret = next(server.recipe.home.glob(".secret-*"))
+    assert secret.stat().st_mode & 0o777 == 0o600 and secret.read_text().strip() == password
+    assert password not in server.recipe.config_text() and password not in server.log_file.read_text()
+    server.restart_cold()
+    assert requests.get(url, params=show, headers={}, timeout=10).status_code == 401
+    answer = requests.get(url, params=show, headers=basic(password), timeout=10)
+    assert answer.status_code == 200 and "benchmark" in answer.text
 
 
 def target_write_url(target: InfluxDBTarget) -> str:
@@ -191,7 +213,8 @@ def test_devops_loads_every_measurement(influx, dataset_cache: Path, tag_order: 
 
 def influxql(target: InfluxDBTarget, text: str) -> dict:
     """The first series of a query's answer (raw JSON)."""
-    response = requests.get(f"{target.url}/query", params={"db": target.database, "q": text}, timeout=60)
+    params, headers = {"db": target.database, "q": text}, auth_headers(target.endpoint)
+    response = requests.get(f"{target.url}/query", params=params, headers=headers, timeout=60)
     body = response.json()
     assert "series" in body.get("results", [{}])[0], body
     return body["results"][0]["series"][0]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import psycopg
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
@@ -114,6 +115,26 @@ def test_version_and_settings_come_from_the_server(loaded: tuple[LocalServer, Ta
     settings = target.settings()
     assert settings["synchronous_commit"] == "on" and settings["shared_buffers"] == "6GB"
     assert "tsbench.conf" in (Path(server.recipe.data_dir) / "postgresql.conf").read_text()
+
+
+def test_only_the_instance_password_logs_in(loaded: tuple[LocalServer, Target]) -> None:
+    """scram-sha-256 over TCP: no password and a wrong one are refused; the instance's own password
+    (0600 beside the cluster, in no log and no configuration file) gets in."""
+    server, _ = loaded
+    endpoint = server.endpoint()
+    password = endpoint.secrets["password"]
+    where = {"host": endpoint.host, "port": endpoint.port("pg"), "user": "postgres", "dbname": "tsbench"}
+    for wrong in ("", "not-" + password):
+        with pytest.raises(psycopg.OperationalError, match="password"):
+            psycopg.connect(**where, password=wrong, connect_timeout=5).close()
+    with psycopg.connect(**where, password=password, connect_timeout=5) as conn:
+        assert conn.execute("SELECT 1").fetchone() == (1,)
+    secret = next(server.recipe.home.glob(".secret-*"))
+    assert secret.stat().st_mode & 0o777 == 0o600 and not (server.recipe.home / ".initdb-password").exists()
+    hba = (Path(server.recipe.data_dir) / "pg_hba.conf").read_text()
+    texts = (server.log_file.read_text(), hba, server.recipe.config_text())
+    assert all(password not in text for text in texts)
+    assert "trust" not in hba
 
 
 def test_cold_restart_keeps_data_and_answers(

@@ -198,5 +198,8 @@ def test_influxdb_18_variables_give_the_local_configuration(tmp_path: Path) -> N
     local = effective(recipe.config_path, {})
     container = effective(empty, dict(CONTAINERS["1.8"].environment))
     differ = {key for key in local.keys() | container.keys() if local.get(key) != container.get(key)}
-    assert differ == {"bind-address", "http.bind-address", "meta.dir", "data.dir", "data.wal-dir"}
+    # the local server asks who calls (auth.py); the container does not yet (issue 46)
+    places = {"bind-address", "http.bind-address", "meta.dir", "data.dir", "data.wal-dir"}
+    assert differ == places | {"http.auth-enabled"}
+    assert (local["http.auth-enabled"], container["http.auth-enabled"]) == (True, False)
     assert (container["bind-address"], container["http.bind-address"]) == (":8088", ":8086")

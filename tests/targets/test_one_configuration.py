@@ -85,7 +85,8 @@ def test_influxdb_local_and_cloud_files_hold_the_same_settings(tmp_path: Path) -
     cloud = _flat(tomllib.loads(_cloud_file("influxdb_conf", "/data/db")))
     assert local.keys() == cloud.keys()
     differ = {key for key in local.keys() & cloud.keys() if local[key] != cloud[key]}
-    assert differ == PLACES, differ
+    assert differ == PLACES | {"http.auth-enabled"}, differ  # the cloud host: no authentication yet
+    assert (local["http.auth-enabled"], cloud["http.auth-enabled"]) == (True, False)
     assert local["reporting-disabled"] is cloud["reporting-disabled"] is True
     assert cloud["data.wal-dir"] == "/data/db/wal" and cloud["http.bind-address"] == ":8086"
     for key, value in DEFINITION.settings().items():
@@ -97,12 +98,13 @@ def test_influxdb_container_variables_hold_the_local_settings(tmp_path: Path) ->
     variables = {
         v1_variable("" if "." not in key else key.split(".")[0], key.split(".")[-1]): value
         for key, value in _flat(local).items()
-        if key not in PLACES
+        if key not in PLACES | {"http.auth-enabled"}
     }
     environment = CONTAINERS["1.8"].environment
     given = {name for name in environment if name.startswith("INFLUXDB_")}
     places = {v1_variable(*key.split(".")) if "." in key else v1_variable("", key) for key in PLACES}
-    assert given - places == variables.keys()
+    assert given - places - {"INFLUXDB_HTTP_AUTH_ENABLED"} == variables.keys()
+    assert environment["INFLUXDB_HTTP_AUTH_ENABLED"] == "false"  # the container: not yet (issue 46)
     for name, value in variables.items():
         expected = ("true" if value else "false") if isinstance(value, bool) else str(value)
         assert environment[name] == expected, name
@@ -269,10 +271,10 @@ def test_postgres_family_local_container_and_cloud_forms_hold_the_same_settings(
     )
     assert "unix_socket_directories" not in cloud  # Debian's /run/postgresql, which the script uses
     local_hba = _hba(hba_text(recipe.form))
-    cloud_hba = _hba(_cloud_file("postgres_hba_conf", "/data/db", definition, method="scram-sha-256"))
+    cloud_hba = _hba(_cloud_file("postgres_hba_conf", "/data/db", definition))
     assert [record[:3] for record in local_hba] == [record[:3] for record in cloud_hba]
     assert [record[-1] for record in cloud_hba] == ["peer", "scram-sha-256", "scram-sha-256"]
-    assert {record[-1] for record in local_hba} == {"trust"}
+    assert [record[-1] for record in local_hba] == [record[-1] for record in cloud_hba]  # no trust anywhere
 
 
 CH_PLACES = {"listen_host", "http_port", "tcp_port", "path", "tmp_path", "user_files_path"}

@@ -38,14 +38,42 @@ def http_server(bind: str) -> Iterator[tuple[psutil.Process, int]]:
 
 def test_a_loopback_listener_passes_and_is_reported() -> None:
     with http_server("127.0.0.1") as (process, port):
-        assert require_loopback("demo", [process]) == [("127.0.0.1", port)]
+        assert require_loopback("demo", [process]) == [("127.0.0.1", port, "tcp")]
 
 
 def test_a_wildcard_listener_is_refused_with_its_address() -> None:
     with http_server("0.0.0.0") as (process, port):
-        assert listening_sockets([process]) == [("0.0.0.0", port)]
+        assert listening_sockets([process]) == [("0.0.0.0", port, "tcp")]
         with pytest.raises(TargetError, match=rf"demo: listens beyond loopback on 0\.0\.0\.0:{port}"):
             require_loopback("demo", [process])
+
+
+@contextmanager
+def udp_listener(bind: str) -> Iterator[tuple[psutil.Process, int]]:
+    """A child process holding a UDP socket bound to ``bind`` with no peer (as a ``[[udp]]`` input)."""
+    code = (
+        "import socket, sys, time\n"
+        "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+        f"s.bind(({bind!r}, 0))\n"
+        "print(s.getsockname()[1], flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None
+        yield psutil.Process(child.pid), int(child.stdout.readline())
+    finally:
+        child.kill()
+        child.wait(10)
+
+
+def test_a_udp_socket_on_the_wildcard_is_refused_and_one_on_loopback_passes() -> None:
+    with udp_listener("0.0.0.0") as (process, port):
+        assert [str(listener) for listener in listening_sockets([process])] == [f"udp 0.0.0.0:{port}"]
+        with pytest.raises(TargetError, match=rf"demo: listens beyond loopback on udp 0\.0\.0\.0:{port}"):
+            require_loopback("demo", [process])
+    with udp_listener("127.0.0.1") as (process, port):
+        assert require_loopback("demo", [process]) == [("127.0.0.1", port, "udp")]
 
 
 def test_loopback_addresses() -> None:

@@ -30,7 +30,14 @@ def test_aws_needs_the_orchestrator_address() -> None:
 @pytest.mark.parametrize(
     ("aws", "field", "words"),
     [
-        ({"orchestrator_cidr": ["0.0.0.0/0"]}, "aws.orchestrator_cidr", "whole internet"),
+        ({"orchestrator_cidr": ["0.0.0.0/0"]}, "orchestrator_cidr", "whole internet"),
+        ({"orchestrator_cidr": ["203.0.113.7/32", "10.0.0.0/8"]}, "10.0.0.0/8", "wider than an IPv4 /16"),
+        ({"orchestrator_cidr": ["2001:db8::/32"]}, "2001:db8::/32", "or IPv6 /48"),
+        (
+            {"orchestrator_cidr": ["::/0"], "allow_wide_ingress": "  "},
+            "::/0",
+            "state why in allow_wide_ingress",
+        ),
         ({"orchestrator_cidr": ["10.0.0.300/32"]}, "aws.orchestrator_cidr", "not a CIDR"),
         ({**AWS, "data_volume_type": "io1"}, "data_volume_iops", "need provisioned IOPS"),
         ({**AWS, "data_volume_type": "gp2", "data_volume_iops": 4000}, "data_volume_iops", "no provisioned"),
@@ -51,6 +58,16 @@ def test_bad_aws_options_are_named(aws: dict, field: str, words: str) -> None:
     found = problems(runtime="aws", aws=aws)
     text = " ".join(f"{k}: {v}" for k, v in found.items())
     assert field in text and words in text, found
+
+
+def test_a_wide_block_is_allowed_with_its_reason_and_a_narrow_one_without() -> None:
+    why = "a VPC of our own, with no route to the internet"
+    spec = RunSpec.parse(
+        **BASE, runtime="aws", aws={"orchestrator_cidr": ["0.0.0.0/0"], "allow_wide_ingress": why}
+    )
+    assert spec.aws.allow_wide_ingress == why
+    narrow = {"orchestrator_cidr": ["10.1.0.0/16", "2001:db8:1::/48"]}
+    assert RunSpec.parse(**BASE, runtime="aws", aws=narrow).aws.allow_wide_ingress == ""
 
 
 def test_aws_without_terraform_is_refused_up_front(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

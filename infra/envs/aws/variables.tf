@@ -70,9 +70,22 @@ variable "agent_port" {
 }
 
 variable "orchestrator_cidr" {
-  description = "CIDR blocks allowed to reach the hosts (SSH, database ports, node agent), e.g. [\"203.0.113.7/32\"]. Empty: nothing can reach them."
+  description = "CIDR blocks allowed to reach the hosts (SSH, database ports, node agent), e.g. [\"203.0.113.7/32\"]. Empty: nothing can reach them. A block wider than an IPv4 /16 or an IPv6 /48 needs allow_wide_ingress."
   type        = list(string)
   default     = []
+
+  validation {
+    condition = var.allow_wide_ingress != "" || alltrue([
+      for cidr in var.orchestrator_cidr : tonumber(split("/", cidr)[1]) >= (strcontains(cidr, ":") ? 48 : 16)
+    ])
+    error_message = "orchestrator_cidr has a block wider than an IPv4 /16 or an IPv6 /48 (0.0.0.0/0 is the whole internet): name the orchestrator's address block, or state why in allow_wide_ingress."
+  }
+}
+
+variable "allow_wide_ingress" {
+  description = "Why the hosts may be open to a block wider than an IPv4 /16 or an IPv6 /48 (empty: they may not)."
+  type        = string
+  default     = ""
 }
 
 variable "ssh_public_key" {

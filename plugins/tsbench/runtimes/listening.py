@@ -1,31 +1,46 @@
 """What a local server listens on, read from the sockets its processes hold (not from its config).
 
 Servers listen on loopback only: a bind address a server ignores, or one it was never given, shows
-here whatever its configuration says.
+here whatever its configuration says. Listening means a TCP socket in state LISTEN, or a UDP socket
+bound with no peer (a datagram from anyone reaches it: InfluxDB's ``[[udp]]`` input, syslog-style
+listeners); a UDP socket connected to one peer (a DNS lookup in flight) is a client's.
 """
 
 from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterable
+from typing import NamedTuple
 
 import psutil
 
 from tsbench.runtimes.contract import TargetError
 
 
-def listening_sockets(processes: Iterable[psutil.Process]) -> list[tuple[str, int]]:
-    """``(address, port)`` of every TCP socket in state LISTEN held by ``processes``, sorted."""
-    found: set[tuple[str, int]] = set()
+class Listener(NamedTuple):
+    """One socket a server listens on."""
+
+    address: str
+    port: int
+    protocol: str = "tcp"
+
+    def __str__(self) -> str:
+        where = f"[{self.address}]:{self.port}" if ":" in self.address else f"{self.address}:{self.port}"
+        return where if self.protocol == "tcp" else f"{self.protocol} {where}"
+
+
+def listening_sockets(processes: Iterable[psutil.Process]) -> list[Listener]:
+    """Every TCP socket in state LISTEN and every UDP socket bound with no peer that ``processes``
+    hold, sorted (TCP first)."""
+    found: set[Listener] = set()
     for process in processes:
         try:
-            connections = process.net_connections(kind="tcp")
+            tcp, udp = process.net_connections(kind="tcp"), process.net_connections(kind="udp")
         except (psutil.NoSuchProcess, psutil.ZombieProcess):
             continue
-        found.update(
-            (conn.laddr.ip, conn.laddr.port) for conn in connections if conn.status == psutil.CONN_LISTEN
-        )
-    return sorted(found)
+        found.update(Listener(c.laddr.ip, c.laddr.port) for c in tcp if c.status == psutil.CONN_LISTEN)
+        found.update(Listener(c.laddr.ip, c.laddr.port, "udp") for c in udp if not c.raddr)
+    return sorted(found, key=lambda listener: (listener.protocol != "tcp", listener))
 
 
 def is_loopback(address: str) -> bool:
@@ -36,10 +51,10 @@ def is_loopback(address: str) -> bool:
     return parsed.is_loopback
 
 
-def require_loopback(instance: str, processes: Iterable[psutil.Process]) -> list[tuple[str, int]]:
+def require_loopback(instance: str, processes: Iterable[psutil.Process]) -> list[Listener]:
     """The listening sockets of ``processes``; ``TargetError`` naming each one that is not loopback."""
     sockets = listening_sockets(processes)
-    exposed = [f"{address}:{port}" for address, port in sockets if not is_loopback(address)]
+    exposed = [str(listener) for listener in sockets if not is_loopback(listener.address)]
     if exposed:
         raise TargetError(
             f"{instance}: listens beyond loopback on {', '.join(exposed)} — every address must be "

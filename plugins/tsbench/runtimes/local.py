@@ -33,7 +33,7 @@ from tsbench.runtimes.contract import Endpoint, ServedTarget, TargetError, class
 from tsbench.runtimes.definition import ServerDefinition
 from tsbench.runtimes.disk import allocated_bytes, drop_os_caches
 from tsbench.runtimes.handoff import ElsewhereError, read_record, write_record
-from tsbench.runtimes.listening import listening_sockets, require_loopback
+from tsbench.runtimes.listening import Listener, listening_sockets, require_loopback
 from tsbench.runtimes.ports import free_ports, port_open, start_on_new_ports_if_taken
 from tsbench.runtimes.process_env import server_environment
 from tsbench.runtimes.process_group import kill_recorded_process
@@ -133,7 +133,7 @@ class LocalServer:
     recipe: ServerRecipe
     pid: int | None = None
     handoff: Path | None = None  # the run folder that also gets the record (``runtimes.handoff``)
-    listening: list[tuple[str, int]] | None = None  # (address, port) it listened on after its start
+    listening: list[Listener] | None = None  # the sockets it listened on after its start
 
     @property
     def state_file(self) -> Path:
@@ -301,7 +301,7 @@ class LocalServer:
         return {
             "server_binary": self.recipe.version(),
             "config": self.recipe.config_text(),
-            "listening": [f"{address}:{port}" for address, port in listening],
+            "listening": [str(listener) for listener in listening],
         }
 
 

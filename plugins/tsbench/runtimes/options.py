@@ -19,6 +19,15 @@ from tsbench.runtimes.secret_key import SECRET_KEY_ENV, deployment_key
 VolumeType = Literal["gp2", "gp3", "io1", "io2", "st1", "sc1", "standard"]
 IOPS_RANGE = {"gp3": (3_000, 80_000), "io1": (100, 64_000), "io2": (100, 256_000)}
 THROUGHPUT_RANGE = {"gp3": (125, 2_000)}
+# The widest address block a host opens its ports to without ``allow_wide_ingress``: a /16 of IPv4
+# (65,536 addresses, an organisation's network); a /48 of IPv6 (one site's allocation; an IPv6 /16
+# would be a quarter of a million IPv4 internets).
+NARROWEST_PREFIX = {4: 16, 6: 48}
+
+
+def _wider_than_allowed(text: str) -> bool:
+    network = ipaddress.ip_network(text, strict=False)
+    return network.prefixlen < NARROWEST_PREFIX[network.version]
 
 
 class AwsOptions(BaseModel):
@@ -35,7 +44,15 @@ class AwsOptions(BaseModel):
     data_volume_iops: int | None = Field(None, description="gp3/io1/io2 only; default: the type's own")
     data_volume_throughput: int | None = Field(None, description="MiB/s, gp3 only")
     orchestrator_cidr: list[str] = Field(
-        default_factory=list, description="who may reach the host (the Airflow workers' addresses)"
+        default_factory=list,
+        description="who may reach the host (the Airflow workers' addresses); a block wider than an "
+        "IPv4 /16 or an IPv6 /48 needs allow_wide_ingress",
+    )
+    allow_wide_ingress: str = Field(
+        "",
+        max_length=300,
+        description="why the host may be open to a block wider than an IPv4 /16 or an IPv6 /48 (empty: "
+        "it may not); the reason goes into the run's record",
     )
     client_host: bool = Field(False, description="also provision a separate client host")
     client_instance_type: str = Field("c5.2xlarge", pattern=r"^[a-z][a-z0-9-]*\.[a-z0-9-]+$")
@@ -54,12 +71,28 @@ class AwsOptions(BaseModel):
     def _cidrs(cls, value: list[str]) -> list[str]:
         for text in value:
             try:
-                network = ipaddress.ip_network(text, strict=False)
+                ipaddress.ip_network(text, strict=False)
             except ValueError as error:
                 raise ValueError(f"{text!r} is not a CIDR block ({error})") from None
-            if network.prefixlen == 0:
-                raise ValueError(f"{text} opens the host to the whole internet; name the orchestrator's")
         return value
+
+    @model_validator(mode="after")
+    def _ingress(self) -> Self:
+        """A block wider than ``NARROWEST_PREFIX`` only with a reason (``allow_wide_ingress``)."""
+        wide = [text for text in self.orchestrator_cidr if _wider_than_allowed(text)]
+        if wide and not self.allow_wide_ingress.strip():
+            whole = any(ipaddress.ip_network(text, strict=False).prefixlen == 0 for text in wide)
+            raise ValueError(
+                f"orchestrator_cidr: {', '.join(wide)} "
+                + (
+                    "opens the host to the whole internet"
+                    if whole
+                    else "is wider than an IPv4 /16 or IPv6 /48"
+                )
+                + "; name the orchestrator's address block (e.g. 203.0.113.7/32), or state why in "
+                "allow_wide_ingress"
+            )
+        return self
 
     @model_validator(mode="after")
     def _volume(self) -> Self:
@@ -134,6 +167,7 @@ class AwsOptions(BaseModel):
             "data_volume_iops": self.data_volume_iops,
             "data_volume_throughput": self.data_volume_throughput,
             "orchestrator_cidr": list(self.orchestrator_cidr),
+            "allow_wide_ingress": self.allow_wide_ingress,
             "client_host": self.client_host,
             "client_instance_type": self.client_instance_type,
             "ssh_public_key": self.ssh_public_key,

@@ -9,8 +9,8 @@
 #   DATA_DIR        GridDB's data files (DATA_DIR/data) and transaction log = WAL (DATA_DIR/txnlog),
 #                   e.g. /data/db on the data volume; the node agent's footprint counts exactly these.
 #                   GS_HOME (configuration, event logs, backup/sync/swap) stays at /var/lib/gridstore.
-#   DB_PASSWORD     password of the GridDB administrators "admin" and "system" (empty: GridDB's
-#                   default "admin", with a warning).
+#   DB_PASSWORD     password of the GridDB administrators "admin" and "system" (required: an
+#                   empty one stops the script rather than keep GridDB's default "admin").
 #   PUBLIC_ADDRESS  optional: the VM's public IPv4. Set it when clients connect from outside the VM's
 #                   network: it becomes transaction.publicServiceAddress and the client must use
 #                   connectionRoute=PUBLIC (endpoint extra "connection_route": "PUBLIC").
@@ -40,10 +40,7 @@ SECRET=/etc/tsbench/griddb-admin.password
 JOIN=/usr/local/lib/tsbench/griddb-join
 
 [[ "$DB_PASSWORD" != *$'\n'* ]] || die "DB_PASSWORD must be one line"
-if [[ -z "$DB_PASSWORD" ]]; then
-    log "DB_PASSWORD is empty: the administrators keep GridDB's default password"
-    DB_PASSWORD="admin"
-fi
+[[ -n "$DB_PASSWORD" ]] || die "DB_PASSWORD is empty: the administrators would keep GridDB's default password"
 
 log "packages: GridDB's build dependencies, git, curl, iproute2"
 apt_get update

@@ -23,14 +23,16 @@ class Raw:
 
 @dataclass(frozen=True)
 class Form:
-    """What differs where the server runs: its ``meta``, ``data`` and ``wal`` directories, and the HTTP
-    and backup-RPC listeners."""
+    """What differs where the server runs: its ``meta``, ``data`` and ``wal`` directories, the HTTP
+    and backup-RPC listeners, and whether HTTP asks who is calling (the local server: yes, as admin
+    ``auth.USER``; the 1.8 container and the cloud host: not yet)."""
 
     meta: str
     data: str
     wal: str
     http: str
     rpc: str
+    auth: bool = False
 
 
 # The image's own directories (``/var/lib/influxdb``) and listeners on all of the container's interfaces.
@@ -68,7 +70,7 @@ def influxdb_config(form: Form, tuning: Mapping[str, Any]) -> dict[str, dict[str
         "http": {
             "enabled": True,
             "bind-address": form.http,
-            "auth-enabled": False,  # the target sends no credentials (as in TSBS's runs)
+            "auth-enabled": form.auth,
             "log-enabled": False,
             "pprof-enabled": False,
             "max-row-limit": 0,

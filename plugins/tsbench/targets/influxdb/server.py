@@ -20,9 +20,11 @@ from typing import Any, ClassVar
 import requests
 
 from tsbench.runtimes.definition import ServerDefinition, opt_dir
+from tsbench.runtimes.instance_secret import instance_password
 from tsbench.runtimes.local import ServerRecipe
 from tsbench.runtimes.process_env import server_environment
 from tsbench.targets.base import Endpoint, TargetError
+from tsbench.targets.influxdb.auth import USER, basic
 from tsbench.targets.influxdb.config import Form, influxdb_config, toml_text, toml_value
 from tsbench.targets.influxdb.definition import DEFINITION, HALF_THE_RAM
 
@@ -65,6 +67,7 @@ class InfluxDBServer(ServerRecipe):
         for folder in (self.meta_dir, self.data_dir, self.wal_dir):
             folder.mkdir(parents=True, exist_ok=True)
         self.config_path.write_text(self.config_text())
+        instance_password(self.home)
 
     def config_text(self) -> str:
         """``config.py``'s configuration in this instance's home, on its loopback ports."""
@@ -74,6 +77,7 @@ class InfluxDBServer(ServerRecipe):
             wal=str(self.wal_dir),
             http=f"127.0.0.1:{self.ports['http']}",
             rpc=f"127.0.0.1:{self.ports['rpc']}",
+            auth=True,
         )
         return toml_text(influxdb_config(form, self.tuning))
 
@@ -109,8 +113,23 @@ class InfluxDBServer(ServerRecipe):
         except requests.RequestException:
             return False
 
+    @property
+    def password(self) -> str:
+        """The admin ``auth.USER``'s password: the instance's own (``instance_secret``)."""
+        return instance_password(self.home)
+
+    def _statement(self, text: str, headers: dict[str, str]) -> requests.Response:
+        return requests.post(f"{self.url}/query", data={"q": text}, headers=headers, timeout=30)
+
     def after_start(self) -> None:
-        response = requests.post(f"{self.url}/query", data={"q": f'CREATE DATABASE "{DATABASE}"'}, timeout=30)
+        """The admin user on the first start (1.x lets anyone create the first admin, and nobody once
+        one exists: a restart's attempt is refused, 401), then the database, as that admin."""
+        grant = f"CREATE USER {USER} WITH PASSWORD '{self.password}' WITH ALL PRIVILEGES"
+        created = self._statement(grant, {})
+        if created.status_code != 401 and (created.status_code != 200 or "error" in created.text):
+            status, text = created.status_code, created.text[:300].replace(self.password, "***")
+            raise TargetError(f"influxdb: CREATE USER {USER} failed: {status} {text}")
+        response = self._statement(f'CREATE DATABASE "{DATABASE}"', basic(self.password))
         if response.status_code != 200 or "error" in response.text:
             raise TargetError(
                 f"influxdb: CREATE DATABASE failed: {response.status_code} {response.text[:300]}"
@@ -122,6 +141,7 @@ class InfluxDBServer(ServerRecipe):
             ports=dict(self.ports),
             database=DATABASE,
             data_dirs=tuple(str(p) for p in self.data_dirs()),
+            secrets={"password": self.password},
         )
 
     def data_dirs(self) -> list[Path]:

@@ -27,6 +27,7 @@ from tsbench.targets.httpclient import LeanHttp
 from tsbench.targets.influxdb import dialect, iot_dialect, v2
 from tsbench.targets.influxdb import rollup as rollup_sql
 from tsbench.targets.influxdb.answers import ROWS_PER_PART, combined_rows, first_result, shaped_parts
+from tsbench.targets.influxdb.auth import auth_headers
 from tsbench.targets.influxdb.rollup_target import InfluxDBRollups
 from tsbench.targets.influxdb.server import DATABASE, TUNING, InfluxDBServer
 from tsbench.targets.influxdb.writer import GZIP_LEVEL, TAG_ORDER, InfluxWriter
@@ -215,7 +216,7 @@ class InfluxDBTarget(InfluxDBRollups, Target):
 
     def _new_http(self) -> requests.Session:
         http = requests.Session()
-        http.headers.update(v2.auth_headers(self.endpoint))
+        http.headers.update(auth_headers(self.endpoint))
         return http
 
     def _v2_call(self, call: Any, *args: Any) -> Any:
@@ -251,7 +252,7 @@ class InfluxDBTarget(InfluxDBRollups, Target):
             self.database,
             LineFormat(self.builder(), self.gzip_level),
             self._written,
-            headers=v2.auth_headers(self.endpoint),
+            headers=auth_headers(self.endpoint),
         )
 
     @classmethod
@@ -299,7 +300,7 @@ class InfluxDBTarget(InfluxDBRollups, Target):
 
     def session(self) -> InfluxSession:
         port = self.endpoint.port("http")
-        return InfluxSession(self.endpoint.host, port, self.database, v2.auth_headers(self.endpoint))
+        return InfluxSession(self.endpoint.host, port, self.database, auth_headers(self.endpoint))
 
     # ---- facts ---------------------------------------------------------------------------------
 

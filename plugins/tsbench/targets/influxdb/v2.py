@@ -44,12 +44,6 @@ def is_v2(endpoint: Endpoint) -> bool:
     return endpoint.extra.get("api") == "v2"
 
 
-def auth_headers(endpoint: Endpoint) -> dict[str, str]:
-    """The ``Authorization`` header when the endpoint has a token (InfluxDB 2), else none (1.x)."""
-    token = endpoint.secrets.get("token")
-    return {"Authorization": f"Token {token}"} if token else {}
-
-
 def _call(
     http: requests.Session, method: str, url: str, missing_ok: bool = False, **kwargs: Any
 ) -> requests.Response:

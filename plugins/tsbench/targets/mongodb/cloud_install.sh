@@ -7,7 +7,7 @@
 #
 # Contract: bash, as root, on a fresh Debian 12 (bookworm) VM with internet access. Environment:
 #   DATA_DIR     directory for the database files (dbPath = $DATA_DIR/mongodb)      [required]
-#   DB_PASSWORD  when set: authorization on, with admin user "tsbench" (role root) [optional]
+#   DB_PASSWORD  authorization on, with admin user "tsbench" (role root)            [required]
 # Installs mongod pinned to MONGODB_VERSION from repo.mongodb.org (the version of the Docker image
 # and of install.sh), listens on all interfaces on port 27017, and runs it as the
 # systemd unit tsbench-db.service (enabled and started). Idempotent: a second run changes nothing
@@ -24,6 +24,7 @@ CONF="/etc/tsbench/mongod.conf"
 
 [[ "$(id -u)" -eq 0 ]] || die "run as root"
 [[ -n "${DATA_DIR:-}" ]] || die "DATA_DIR is not set"
+[[ -n "${DB_PASSWORD:-}" ]] || die "DB_PASSWORD is empty: mongod would run without authorization"
 DB_DIR="$DATA_DIR/mongodb"
 export DEBIAN_FRONTEND=noninteractive
 
@@ -52,7 +53,7 @@ runuser -u mongodb -- test -w "$DB_DIR" ||
     die "user mongodb cannot write $DB_DIR (a parent directory of DATA_DIR is not searchable?)"
 install -d -m 755 /etc/tsbench
 # shellcheck disable=SC2034  # authorization: read by mongodb_conf
-if [[ -n "${DB_PASSWORD:-}" ]]; then authorization="enabled"; else authorization="disabled"; fi
+authorization="enabled"
 conf_tmp="$(mktemp)"
 # The configuration of every runtime (config.py), rendered with this VM's DB_DIR and authorization.
 mongodb_conf >"$conf_tmp"
@@ -105,7 +106,7 @@ mongosh --quiet --norc --port "$PORT" --eval 'quit(db.adminCommand({ping: 1}).ok
     die "mongod did not answer on port $PORT within 120 s (journalctl -u tsbench-db.service)"
 
 # 4. Admin user (the password travels in the environment, never on a command line).
-if [[ -n "${DB_PASSWORD:-}" ]]; then
+{
     export DB_PASSWORD
     if DB_USER="$ADMIN_USER" mongosh --quiet --norc --port "$PORT" --eval '
         try { db.getSiblingDB("admin").auth(process.env.DB_USER, process.env.DB_PASSWORD); quit(0) }
@@ -119,7 +120,5 @@ if [[ -n "${DB_PASSWORD:-}" ]]; then
             die "could not create admin user $ADMIN_USER (does another user exist with another password?)"
         log "admin user $ADMIN_USER created"
     fi
-else
-    log "DB_PASSWORD not set: authorization is off; restrict access to port $PORT in the network"
-fi
+}
 log "MongoDB $(mongod --version | sed -n 's/^db version v//p' | head -n1) running as tsbench-db.service, dbPath $DB_DIR"

@@ -8,8 +8,8 @@
 #
 # Environment:
 #   DATA_DIR     the cluster's data directory (PGDATA, WAL included), e.g. /data/db on the data volume
-#   DB_PASSWORD  password of the superuser "postgres" for TCP logins (scram-sha-256). Empty: TCP
-#                logins need no password (trust) — the security group admits only the orchestrator.
+#   DB_PASSWORD  password of the superuser "postgres" for TCP logins (scram-sha-256); required (an
+#                empty one stops the script: no TCP login without a password).
 #
 # One private cluster initdb'ed in DATA_DIR (Debian's own main cluster is never created), run by
 # systemd unit tsbench-db.service as user postgres, listening on all interfaces at port 5432, with the
@@ -19,6 +19,7 @@ set -euo pipefail
 : "${DATA_DIR:?DATA_DIR (data directory on the data volume) must be set}"
 : "${PG_MAJOR:?rendered from definition.py by runtimes/cloud_install.py}"
 DB_PASSWORD="${DB_PASSWORD:-}"
+[[ -n "$DB_PASSWORD" ]] || die "DB_PASSWORD is empty: the superuser's TCP logins need a password"
 export DB_PASSWORD
 
 PG_BIN="/usr/lib/postgresql/$PG_MAJOR/bin"
@@ -46,15 +47,7 @@ if [[ ! -f "$DATA_DIR/PG_VERSION" ]]; then
         --auth-local=peer --auth-host=scram-sha-256 --no-instructions
 fi
 
-# shellcheck disable=SC2034  # method: read by postgres_hba_conf
-method=scram-sha-256
-if [[ -z "$DB_PASSWORD" ]]; then
-    # shellcheck disable=SC2034
-    method=trust
-    log "WARNING: DB_PASSWORD is empty: TCP logins need no password (reachable only from the orchestrator)"
-fi
-# The configuration of every runtime (config.py), rendered with this VM's listener, cores and memory
-# and the TCP login method chosen above.
+# The configuration of every runtime (config.py), rendered with this VM's listener, cores and memory.
 postgres_conf >"$DATA_DIR/tsbench.conf"
 chown postgres:postgres "$DATA_DIR/tsbench.conf"
 include="include_if_exists = 'tsbench.conf'"

@@ -32,10 +32,11 @@ class Form:
 
 
 # The image's defaults (its entrypoint writes pg_hba.conf: password logins over TCP); the cloud host:
-# all interfaces at 5432, Debian's socket directory, peer logins on the socket and the method its
-# script chose ($method: scram-sha-256, or trust without a password) over TCP.
+# all interfaces at 5432 (its security group admits only the orchestrator), Debian's socket
+# directory, peer logins on the socket and password logins over TCP (its script refuses to run
+# without a password).
 CONTAINER = Form()
-CLOUD = Form("*", 5432, local_auth="peer", host_auth="$method", networks=("0.0.0.0/0", "::/0"))
+CLOUD = Form("*", 5432, local_auth="peer", host_auth="scram-sha-256", networks=("0.0.0.0/0", "::/0"))
 
 
 def server_conf(form: Form, tuning: Mapping[str, str]) -> dict[str, str]:

@@ -5,7 +5,9 @@ The postmaster runs in the foreground as user ``postgres`` (``run_as``), started
 shutdown checkpoint is written).
 
 The configuration is ``config.py``'s, on loopback at the allocated port with a private socket
-directory and trusted logins from this host: ``<data>/tsbench.conf`` (included from
+directory; logins over TCP give the instance's own password (``scram-sha-256``; generated, kept 0600
+in the instance home, never logged), on the socket only the OS user ``postgres`` logs in (``peer``):
+``<data>/tsbench.conf`` (included from
 ``postgresql.conf``; the definition's table on this host) and ``<data>/pg_hba.conf``, rewritten by
 every ``initialise`` so that a changed table applies to an existing cluster. Every setting is
 explained in the README. TimescaleDB's recipe
@@ -16,6 +18,7 @@ preload library and its settings) and an extension; nothing else differs.
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import signal
 import subprocess
@@ -25,6 +28,7 @@ from typing import ClassVar
 import psycopg
 
 from tsbench.runtimes.definition import ServerDefinition
+from tsbench.runtimes.instance_secret import instance_password
 from tsbench.runtimes.local import ServerRecipe
 from tsbench.runtimes.process_env import server_environment
 from tsbench.targets.base import Endpoint, TargetError
@@ -35,6 +39,7 @@ PG_BIN = Path(f"/usr/lib/postgresql/{PG_MAJOR}/bin")
 SUPERUSER = "postgres"
 DATABASE = "tsbench"
 HOST = "127.0.0.1"
+HOST_AUTH = "scram-sha-256"
 
 # The tuning table's keys (values: ``DEFINITION.settings()``, sized to this host).
 TUNING = DEFINITION.tuning
@@ -85,8 +90,20 @@ class PostgresRecipe(ServerRecipe):
 
     @property
     def form(self) -> Form:
-        """Loopback at the allocated port, the private socket directory, trusted logins from here."""
-        return Form(HOST, self.port, str(self.socket_dir), networks=(f"{HOST}/32", "::1/128"))
+        """Loopback at the allocated port, the private socket directory, password logins over TCP."""
+        return Form(
+            HOST,
+            self.port,
+            str(self.socket_dir),
+            local_auth="peer",
+            host_auth=HOST_AUTH,
+            networks=(f"{HOST}/32", "::1/128"),
+        )
+
+    @property
+    def password(self) -> str:
+        """The superuser's password: the instance's own (``instance_secret``)."""
+        return instance_password(self.home)
 
     def config_text(self) -> str:
         return conf_text(server_conf(self.form, self.settings()), type(self).__name__)
@@ -97,22 +114,7 @@ class PostgresRecipe(ServerRecipe):
             shutil.chown(folder, SUPERUSER, SUPERUSER)
             folder.chmod(mode)
         if not (self.data_dir / "PG_VERSION").is_file():
-            run_as_postgres(
-                [
-                    str(self.pg_bin / "initdb"),
-                    "-D",
-                    str(self.data_dir),
-                    "-U",
-                    SUPERUSER,
-                    "-A",
-                    "trust",
-                    "-E",
-                    "UTF8",
-                    "--locale=C.UTF-8",
-                    "--no-instructions",
-                ],
-                cwd=self.home,
-            )
+            self._initdb()
         for name, text in (("tsbench.conf", self.config_text()), ("pg_hba.conf", hba_text(self.form))):
             (self.data_dir / name).write_text(text)
             shutil.chown(self.data_dir / name, SUPERUSER, SUPERUSER)
@@ -121,6 +123,21 @@ class PostgresRecipe(ServerRecipe):
         include = "include_if_exists = 'tsbench.conf'"
         if include not in text.splitlines():
             main.write_text(text.rstrip("\n") + f"\n\n# tsbench tuning\n{include}\n")
+
+    def _initdb(self) -> None:
+        """A new cluster whose superuser has the instance's password (read by initdb, as user
+        postgres, from a file of its own that lives only as long as initdb runs)."""
+        password_file = self.data_dir.parent / ".initdb-password"
+        with os.fdopen(os.open(password_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as out:
+            out.write(self.password + "\n")
+        try:
+            shutil.chown(password_file, SUPERUSER, SUPERUSER)
+            initdb = [str(self.pg_bin / "initdb"), "-D", str(self.data_dir), "-U", SUPERUSER]
+            logins = ["--auth-local=peer", f"--auth-host={HOST_AUTH}", f"--pwfile={password_file}"]
+            options = ["-E", "UTF8", "--locale=C.UTF-8", "--no-instructions"]
+            run_as_postgres([*initdb, *logins, *options], cwd=self.home)
+        finally:
+            password_file.unlink(missing_ok=True)
 
     def command(self) -> list[str]:
         return [str(self.pg_bin / "postgres"), "-D", str(self.data_dir)]  # the rest: tsbench.conf
@@ -133,7 +150,13 @@ class PostgresRecipe(ServerRecipe):
 
     def _connect(self, dbname: str, timeout: int = 2) -> psycopg.Connection:
         return psycopg.connect(
-            host=HOST, port=self.port, user=SUPERUSER, dbname=dbname, connect_timeout=timeout, autocommit=True
+            host=HOST,
+            port=self.port,
+            user=SUPERUSER,
+            password=self.password,
+            dbname=dbname,
+            connect_timeout=timeout,
+            autocommit=True,
         )
 
     def ready(self) -> bool:
@@ -163,6 +186,7 @@ class PostgresRecipe(ServerRecipe):
             database=DATABASE,
             data_dirs=tuple(str(p) for p in self.data_dirs()),
             extra={"socket_dir": str(self.socket_dir)},
+            secrets={"password": self.password},
         )
 
     def data_dirs(self) -> list[Path]:

@@ -9,7 +9,8 @@
 #   DATA_DIR     QuestDB's table directory (cairo.root: tables, symbol maps, indexes, WAL), e.g.
 #                /data/db on the data volume. Configuration, web console and logs stay on the root
 #                volume (/var/lib/questdb), so the node agent's footprint counts tables + WAL only.
-#   DB_PASSWORD  password of the PostgreSQL-wire user "admin" (empty: QuestDB's default, "quest").
+#   DB_PASSWORD  password of the PostgreSQL-wire user "admin" (required: an empty one stops the
+#                script rather than keep QuestDB's default, "quest").
 #                HTTP (REST /exec, ILP over HTTP /write) has no authentication in open-source
 #                QuestDB: the security group admits only the orchestrator.
 #
@@ -49,12 +50,8 @@ id questdb >/dev/null 2>&1 || useradd --system --home-dir "$ROOT" --shell /usr/s
 install -d -o questdb -g questdb -m 0750 "$ROOT" "$ROOT/conf" "$DATA_DIR"
 
 # Java properties syntax: a backslash in the value must be doubled.
-pg_password_line=""
-if [[ -n "$DB_PASSWORD" ]]; then
-    pg_password_line="pg.password=${DB_PASSWORD//\\/\\\\}"
-else
-    log "DB_PASSWORD is empty: PostgreSQL wire keeps QuestDB's default password"
-fi
+[[ -n "$DB_PASSWORD" ]] || die "DB_PASSWORD is empty: the PostgreSQL wire would keep QuestDB's default password"
+pg_password_line="pg.password=${DB_PASSWORD//\\/\\\\}"
 
 umask 027
 # The configuration of every runtime (config.py), rendered with this VM's DATA_DIR and listeners; the
