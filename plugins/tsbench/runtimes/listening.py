@@ -2,8 +2,8 @@
 
 Servers listen on loopback only: a bind address a server ignores, or one it was never given, shows
 here whatever its configuration says. Listening means a TCP socket in state LISTEN, or a UDP socket
-bound with no peer (a datagram from anyone reaches it: InfluxDB's ``[[udp]]`` input, syslog-style
-listeners); a UDP socket connected to one peer (a DNS lookup in flight) is a client's.
+bound with no peer (a datagram from anyone reaches it: a database's UDP line-protocol input, a
+syslog-style listener); a UDP socket connected to one peer (a DNS lookup in flight) is a client's.
 """
 
 from __future__ import annotations

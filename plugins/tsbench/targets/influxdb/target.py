@@ -206,25 +206,23 @@ class InfluxDBTarget(InfluxDBRollups, Target):
 
     def _run(self, text: str, write: bool = False, database: bool = True) -> dict[str, Any]:
         with self._lock:
-            if self._http is None:
-                self._http = self._new_http()
-            return _query(self._http, self.url, text, self.database if database else None, write)
+            return _query(self._session(), self.url, text, self.database if database else None, write)
 
     @property
     def v2(self) -> bool:
         return v2.is_v2(self.endpoint)
 
-    def _new_http(self) -> requests.Session:
-        http = requests.Session()
-        http.headers.update(auth_headers(self.endpoint))
-        return http
+    def _session(self) -> requests.Session:
+        """The target's HTTP session, made on first use with its credentials (callers hold ``_lock``)."""
+        if self._http is None:
+            self._http = requests.Session()
+            self._http.headers.update(auth_headers(self.endpoint))
+        return self._http
 
     def _v2_call(self, call: Any, *args: Any) -> Any:
         """Run a ``v2`` helper with this target's session, organisation and bucket."""
         with self._lock:
-            if self._http is None:
-                self._http = self._new_http()
-            http = self._http
+            http = self._session()
         extra = self.endpoint.extra
         return call(http, self.url, extra["org"], extra.get("bucket", self.database), *args)
 
