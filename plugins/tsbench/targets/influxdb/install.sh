@@ -5,7 +5,7 @@
 # our machines, the Go module proxy is). The releases definition.py declares are built the same way,
 # side by side: INFLUXDB_VERSION=<release> scripts/install.sh influxdb.
 #
-#   -> $TSBENCH_OPT/influxdb/<version>/influxd   (~60 MB; ~3 min on 2 cores from empty Go caches)
+#   -> $TSBENCH_OPT/influxdb/<version>/influxd   (~60 MB; 89 s here, 56 modules downloaded, Go build cache warm)
 #      `influxd version` in $TSBENCH_OPT/influxdb/<version>/VERSION (server.py runs that binary)
 #   Go caches: $TSBENCH_OPT/go/{path,mod,cache} (shared with the other Go builds).
 #
@@ -60,7 +60,7 @@ mkdir -p "$build_dir" "$VERSION_DIR"
 build_log="$build_dir/build.log"
 
 log "building influxd $INFLUXDB_VERSION from the Go module $MODULE ($(go version | cut -d' ' -f3);" \
-    "~3 min on 2 cores from empty caches; output in $build_log)"
+    "about 1.5 min on 2 cores; output in $build_log)"
 if ! GOBIN="$build_dir" go install -ldflags "-X main.version=$INFLUXDB_VERSION -X main.branch=v$INFLUXDB_VERSION" \
     "$MODULE/cmd/influxd@v$INFLUXDB_VERSION" >"$build_log" 2>&1; then
     tail -n 40 "$build_log" >&2
