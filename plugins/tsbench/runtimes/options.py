@@ -22,12 +22,7 @@ THROUGHPUT_RANGE = {"gp3": (125, 2_000)}
 # The widest address block a host opens its ports to without ``allow_wide_ingress``: a /16 of IPv4
 # (65,536 addresses, an organisation's network); a /48 of IPv6 (one site's allocation; an IPv6 /16
 # would be a quarter of a million IPv4 internets).
-NARROWEST_PREFIX = {4: 16, 6: 48}
-
-
-def _wider_than_allowed(text: str) -> bool:
-    network = ipaddress.ip_network(text, strict=False)
-    return network.prefixlen < NARROWEST_PREFIX[network.version]
+SHORTEST_PREFIX = {4: 16, 6: 48}
 
 
 class AwsOptions(BaseModel):
@@ -78,19 +73,15 @@ class AwsOptions(BaseModel):
 
     @model_validator(mode="after")
     def _ingress(self) -> Self:
-        """A block wider than ``NARROWEST_PREFIX`` only with a reason (``allow_wide_ingress``)."""
-        wide = [text for text in self.orchestrator_cidr if _wider_than_allowed(text)]
+        """A block wider than ``SHORTEST_PREFIX`` allows only with a reason (``allow_wide_ingress``)."""
+        networks = {text: ipaddress.ip_network(text, strict=False) for text in self.orchestrator_cidr}
+        wide = {text: n for text, n in networks.items() if n.prefixlen < SHORTEST_PREFIX[n.version]}
         if wide and not self.allow_wide_ingress.strip():
-            whole = any(ipaddress.ip_network(text, strict=False).prefixlen == 0 for text in wide)
+            whole = any(network.prefixlen == 0 for network in wide.values())
+            how = "opens the host to the whole internet" if whole else "is wider than an IPv4 /16 or IPv6 /48"
             raise ValueError(
-                f"orchestrator_cidr: {', '.join(wide)} "
-                + (
-                    "opens the host to the whole internet"
-                    if whole
-                    else "is wider than an IPv4 /16 or IPv6 /48"
-                )
-                + "; name the orchestrator's address block (e.g. 203.0.113.7/32), or state why in "
-                "allow_wide_ingress"
+                f"orchestrator_cidr: {', '.join(wide)} {how}; name the orchestrator's address block "
+                "(e.g. 203.0.113.7/32), or state why in allow_wide_ingress"
             )
         return self
 

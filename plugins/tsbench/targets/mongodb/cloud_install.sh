@@ -106,19 +106,17 @@ mongosh --quiet --norc --port "$PORT" --eval 'quit(db.adminCommand({ping: 1}).ok
     die "mongod did not answer on port $PORT within 120 s (journalctl -u tsbench-db.service)"
 
 # 4. Admin user (the password travels in the environment, never on a command line).
-{
-    export DB_PASSWORD
-    if DB_USER="$ADMIN_USER" mongosh --quiet --norc --port "$PORT" --eval '
-        try { db.getSiblingDB("admin").auth(process.env.DB_USER, process.env.DB_PASSWORD); quit(0) }
-        catch (e) { quit(1) }' >/dev/null 2>&1; then
-        log "admin user $ADMIN_USER exists"
-    else
-        # Allowed once, through the localhost exception, while no user exists.
-        DB_USER="$ADMIN_USER" mongosh --quiet --norc --port "$PORT" --eval '
-            db.getSiblingDB("admin").createUser(
-                {user: process.env.DB_USER, pwd: process.env.DB_PASSWORD, roles: ["root"]})' >/dev/null ||
-            die "could not create admin user $ADMIN_USER (does another user exist with another password?)"
-        log "admin user $ADMIN_USER created"
-    fi
-}
+export DB_PASSWORD
+if DB_USER="$ADMIN_USER" mongosh --quiet --norc --port "$PORT" --eval '
+    try { db.getSiblingDB("admin").auth(process.env.DB_USER, process.env.DB_PASSWORD); quit(0) }
+    catch (e) { quit(1) }' >/dev/null 2>&1; then
+    log "admin user $ADMIN_USER exists"
+else
+    # Allowed once, through the localhost exception, while no user exists.
+    DB_USER="$ADMIN_USER" mongosh --quiet --norc --port "$PORT" --eval '
+        db.getSiblingDB("admin").createUser(
+            {user: process.env.DB_USER, pwd: process.env.DB_PASSWORD, roles: ["root"]})' >/dev/null ||
+        die "could not create admin user $ADMIN_USER (does another user exist with another password?)"
+    log "admin user $ADMIN_USER created"
+fi
 log "MongoDB $(mongod --version | sed -n 's/^db version v//p' | head -n1) running as tsbench-db.service, dbPath $DB_DIR"

@@ -18,7 +18,6 @@ preload library and its settings) and an extension; nothing else differs.
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 import signal
 import subprocess
@@ -27,6 +26,7 @@ from typing import ClassVar
 
 import psycopg
 
+from tsbench.results.files import write_bytes_atomic
 from tsbench.runtimes.definition import ServerDefinition
 from tsbench.runtimes.instance_secret import instance_password
 from tsbench.runtimes.local import ServerRecipe
@@ -128,8 +128,7 @@ class PostgresRecipe(ServerRecipe):
         """A new cluster whose superuser has the instance's password (read by initdb, as user
         postgres, from a file of its own that lives only as long as initdb runs)."""
         password_file = self.data_dir.parent / ".initdb-password"
-        with os.fdopen(os.open(password_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as out:
-            out.write(self.password + "\n")
+        write_bytes_atomic(password_file, self.password.encode() + b"\n", mode=0o600)
         try:
             shutil.chown(password_file, SUPERUSER, SUPERUSER)
             initdb = [str(self.pg_bin / "initdb"), "-D", str(self.data_dir), "-U", SUPERUSER]
