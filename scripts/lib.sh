@@ -97,6 +97,35 @@ build_is_current() {
     python3 -P "$_TSBENCH_SOURCE_ARCHIVE" built "$1" "$2" "$3"
 }
 
+# go_build_env [GOFLAG...] : export the Go caches every module build shares ($TSBENCH_OPT/go/{path,mod,
+# cache}) and GOFLAGS (-modcacherw -buildvcs=false and the flags given).
+go_build_env() {
+    export GOPATH="$TSBENCH_OPT/go/path" GOMODCACHE="$TSBENCH_OPT/go/mod" GOCACHE="$TSBENCH_OPT/go/cache"
+    export GOFLAGS="$* -modcacherw -buildvcs=false"
+    GOFLAGS="${GOFLAGS# }"
+}
+
+# build_once BINARY LOCK WHAT : end the calling script, printing BINARY, when BINARY is built (unless
+# $REBUILD is set); else take the machine's lock $TSBENCH_OPT/LOCK.lock on fd 9 for the rest of the
+# script (CI starts a build early and the tests start it again: the second waits for the first) and
+# end the same way if the first built it meanwhile.
+build_once() {
+    local binary="$1" lock="$2" what="$3"
+    if [[ -x "$binary" && -z "${REBUILD:-}" ]]; then
+        log "$what already built: $binary"
+        echo "$binary"
+        exit 0
+    fi
+    mkdir -p "$TSBENCH_OPT"
+    exec 9>"$TSBENCH_OPT/$lock.lock"
+    flock 9
+    if [[ -x "$binary" && -z "${REBUILD:-}" ]]; then
+        log "$what built meanwhile: $binary"
+        echo "$binary"
+        exit 0
+    fi
+}
+
 # port_open HOST PORT : true if a TCP connect to HOST:PORT succeeds now.
 port_open() {
     (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null

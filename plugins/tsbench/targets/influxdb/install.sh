@@ -35,25 +35,9 @@ VERSION_DIR="$TSBENCH_OPT/influxdb/$INFLUXDB_VERSION"
 INFLUXD="$VERSION_DIR/influxd"
 MODULE="github.com/influxdata/influxdb"
 
-if [[ -x "$INFLUXD" && -z "${INFLUXDB_REBUILD:-}" ]]; then
-    log "influxd $INFLUXDB_VERSION already built: $INFLUXD"
-    echo "$INFLUXD"
-    exit 0
-fi
-mkdir -p "$TSBENCH_OPT/influxdb"
-exec 9>"$TSBENCH_OPT/influxdb-$INFLUXDB_VERSION.lock"
-flock 9
-if [[ -x "$INFLUXD" && -z "${INFLUXDB_REBUILD:-}" ]]; then
-    log "influxd $INFLUXDB_VERSION built meanwhile: $INFLUXD"
-    echo "$INFLUXD"
-    exit 0
-fi
-
+REBUILD="${INFLUXDB_REBUILD:-}" build_once "$INFLUXD" "influxdb-$INFLUXDB_VERSION" "influxd $INFLUXDB_VERSION"
 command -v go >/dev/null || die "go is not on PATH (needed to build influxd $INFLUXDB_VERSION)"
-export GOPATH="$TSBENCH_OPT/go/path"
-export GOMODCACHE="$TSBENCH_OPT/go/mod"
-export GOCACHE="$TSBENCH_OPT/go/cache"
-export GOFLAGS="-modcacherw -buildvcs=false"
+go_build_env
 build_dir="$TSBENCH_OPT/build/influxdb-$INFLUXDB_VERSION"
 rm -rf "$build_dir"
 mkdir -p "$build_dir" "$VERSION_DIR"

@@ -63,10 +63,7 @@ command -v rustup >/dev/null || die "rustup is not on PATH (needed to build Flux
 
 export RUSTUP_TOOLCHAIN="${INFLUXDB2_RUST_TOOLCHAIN:-stable}"
 rustc_version="$(rustc --version)" || die "rust toolchain '$RUSTUP_TOOLCHAIN' is not usable (rustup)"
-export GOPATH="$TSBENCH_OPT/go/path"
-export GOMODCACHE="$TSBENCH_OPT/go/mod"
-export GOCACHE="$TSBENCH_OPT/go/cache"
-export GOFLAGS="-mod=mod -modcacherw -buildvcs=false"
+go_build_env -mod=mod
 
 rm -rf "$BUILD_DIR"
 mkdir -p "$BUILD_DIR/bin" "$INFLUXDB2_DIR"

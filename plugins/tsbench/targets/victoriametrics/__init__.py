@@ -1,0 +1,1 @@
+"""VictoriaMetrics (single-node): InfluxDB line protocol in, MetricsQL out."""
