@@ -1,13 +1,15 @@
 """Stand-in images for a Docker engine that cannot pull official ones (no registry reachable).
 
 They are built locally from this machine's own servers (PostgreSQL 15 with the TimescaleDB extension
-built by scripts/install_timescaledb.sh; InfluxDB 1.8.10 built by targets/influxdb/install.sh) and a
-statically linked busybox, and honour the documented contract of the official images that the
-container specs rely on — ``postgres``:
+built by scripts/install_timescaledb.sh; InfluxDB 1.8.10 built by targets/influxdb/install.sh;
+VictoriaMetrics built by targets/victoriametrics/install.sh) and a statically linked busybox, and
+honour the documented contract of the official images that the container specs rely on — ``postgres``:
 ``POSTGRES_USER``/``_PASSWORD``/``_DB``, ``POSTGRES_INITDB_ARGS``, ``PGDATA``,
 ``/docker-entrypoint-initdb.d/*.sql``, password (scram) login over TCP, ``STOPSIGNAL SIGINT``, the server
 command as arguments; ``influxdb`` 1.x: ``influxd`` reading ``/etc/influxdb/influxdb.conf`` (data under
-``/var/lib/influxdb``) under ``INFLUXDB_*`` variables, ``curl`` for the healthcheck. Tagged with the
+``/var/lib/influxdb``) under ``INFLUXDB_*`` variables, ``curl`` for the healthcheck;
+``victoriametrics/victoria-metrics``: ``/victoria-metrics-prod`` as the entrypoint taking the flags as the
+command, ``-envflag.enable`` variables, busybox ``wget`` for the healthcheck. Tagged with the
 official names in a test engine only, so that the docker runtime runs the real specs unchanged. They
 are not the official images: what they prove is the runtime and the specs, not the images.
 """
@@ -20,9 +22,11 @@ import tarfile
 from pathlib import Path
 
 from tsbench.targets.influxdb.server import InfluxDBServer, influxd_binary
+from tsbench.targets.victoriametrics.server import VictoriaMetricsServer, binary_path
 
 PG = Path("/usr/lib/postgresql/15")
 INFLUXD = influxd_binary(InfluxDBServer.definition.version)  # built by targets/influxdb/install.sh
+VICTORIA = binary_path(VictoriaMetricsServer.definition.version)  # targets/victoriametrics/install.sh
 PG_SHARE = Path("/usr/share/postgresql/15")
 BINARIES = ("postgres", "initdb", "pg_ctl", "psql", "pg_isready")
 APPLETS = (
@@ -40,6 +44,7 @@ APPLETS = (
     "ls",
     "du",
     "sync",
+    "wget",
 )
 UID = 999
 
@@ -195,6 +200,29 @@ def influxdb_rootfs(busybox: Path) -> bytes:
     )
 
 
+VICTORIAMETRICS_DOCKERFILE = """\
+FROM scratch
+ADD rootfs.tar /
+ENV PATH=/bin
+LABEL tsbench.standin=true
+EXPOSE 8428
+ENTRYPOINT ["/victoria-metrics-prod"]
+"""
+
+
+def victoriametrics_rootfs(busybox: Path) -> bytes:
+    """This machine's VictoriaMetrics (statically linked) as the official image has it,
+    ``/victoria-metrics-prod`` as the entrypoint, and busybox ``wget`` for the healthcheck."""
+    return rootfs(
+        busybox,
+        [],
+        [Path("/usr/share/zoneinfo")],
+        {"victoria-metrics-data": (0o755, 0)},
+        {"etc/passwd": ("root:x:0:0::/root:/bin/sh\n", 0o644)},
+        placed={"/victoria-metrics-prod": VICTORIA},
+    )
+
+
 def build_context(dockerfile: str, root: bytes, init_sql: str = "") -> bytes:
     """A docker build context: Dockerfile + rootfs.tar (+ an init script)."""
     buffer = io.BytesIO()
@@ -216,4 +244,6 @@ def available() -> str | None:
         return "the TimescaleDB extension is not built (scripts/install_timescaledb.sh)"
     if not INFLUXD.exists() or not Path("/usr/bin/curl").exists():
         return f"influxd 1.x ({INFLUXD}: scripts/install.sh influxdb) or curl is not installed"
+    if not VICTORIA.exists():
+        return f"victoria-metrics ({VICTORIA}: scripts/install.sh victoriametrics) is not built"
     return None

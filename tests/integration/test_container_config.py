@@ -13,7 +13,7 @@ import pytest
 from tsbench.runtimes.local import LocalRuntime, LocalServer
 from tsbench.targets.questdb.container import CONTAINERS, PASSWORD_VARIABLE
 from tsbench.targets.questdb.definition import DEFINITION
-from tsbench.targets.questdb.server import PG_DATABASE, PG_PASSWORD, PG_USER, QuestDBServer
+from tsbench.targets.questdb.server import DEFAULT_PASSWORD, PG_DATABASE, PG_USER, QuestDBServer
 
 pytestmark = pytest.mark.integration
 
@@ -27,6 +27,10 @@ class QuestDBTunedByEnvironment(QuestDBServer):
 
     name = "questdb-env"
     tuning: ClassVar[Mapping[str, object]] = {}
+
+    @property
+    def password(self) -> str:
+        return PASSWORD  # as the Docker runtime passes it (below), so that the recipe's ready check logs in
 
     def environment(self) -> dict[str, str]:
         env = super().environment()
@@ -64,8 +68,8 @@ def test_questdb_reads_every_container_variable(questdb: LocalServer) -> None:
 
 
 def test_questdb_pg_password_comes_from_the_secret_variable(questdb: LocalServer) -> None:
-    assert SPEC.secret_env == {"QDB_PG_PASSWORD": PASSWORD_VARIABLE}
+    assert SPEC.secret_env == {"QDB_PG_PASSWORD": PASSWORD_VARIABLE, "QDB_HTTP_PASSWORD": PASSWORD_VARIABLE}
     with connect(questdb, PASSWORD) as conn:
         assert conn.execute("SELECT 1").fetchone() == (1,)
     with pytest.raises(psycopg.OperationalError):
-        connect(questdb, PG_PASSWORD)  # QuestDB's default no longer logs in
+        connect(questdb, DEFAULT_PASSWORD)  # QuestDB's default no longer logs in

@@ -22,6 +22,7 @@ from typing import Any
 
 import docker
 import pytest
+from builds import wait_for_build
 
 from tsbench.runtimes.container_spec import ContainerSpec, HealthCheck
 from tsbench.runtimes.docker import DockerRuntime
@@ -283,7 +284,11 @@ def test_airflow_glue_returns_a_client_with_and_without_a_connection(
 
 
 # -- a whole comparison with runtime=docker: the real postgres/timescaledb specs, stand-in images -------
-STANDINS = ("postgres", "timescaledb", "influxdb")
+STANDINS = ("postgres", "timescaledb", "influxdb", "victoriametrics")
+CONFIG_SEEN = {
+    "influxdb": "INFLUXDB_DATA_INDEX_VERSION=inmem",
+    "victoriametrics": "-retentionPeriod=100y",
+}
 
 
 @pytest.fixture(scope="module")
@@ -291,6 +296,7 @@ def standin_images(client: docker.DockerClient) -> None:
     """Build the stand-ins and tag them with the specs' official names (in the test engine only)."""
     import standin_images as standin
 
+    wait_for_build("TSBENCH_VICTORIAMETRICS_BUILD_STATUS", "victoria-metrics (install.sh)")
     why_not = standin.available()
     busybox = static_busybox()
     if why_not or busybox is None:
@@ -306,6 +312,9 @@ def standin_images(client: docker.DockerClient) -> None:
             pass
         if target == "influxdb":
             context = standin.build_context(standin.INFLUXDB_DOCKERFILE, standin.influxdb_rootfs(busybox))
+        elif target == "victoriametrics":
+            root = standin.victoriametrics_rootfs(busybox)
+            context = standin.build_context(standin.VICTORIAMETRICS_DOCKERFILE, root)
         else:
             postgres = postgres or standin.postgres_rootfs(busybox)
             timescale = target == "timescaledb"
@@ -338,8 +347,7 @@ def test_a_comparison_runs_with_the_docker_runtime(
         provision = read_json(folder / "scale-10" / "targets" / name / "provision.json")
         assert provision["runtime"] == "docker" and provision["placement"]["engine"]["version"]
         assert provision["server_binary"].startswith(pick_image(name))
-        expected = "INFLUXDB_DATA_INDEX_VERSION=inmem" if name == "influxdb" else "-c shared_buffers=6GB"
-        assert expected in provision["config"]
+        assert CONFIG_SEEN.get(name, "-c shared_buffers=6GB") in provision["config"]
         assert body["load"]["row_count_ok"] and body["load"]["trials"][0]["rows"] == 43_200
         assert body["footprint"]["after_load"]["disk_bytes"] > body["footprint"]["after_load"]["bytes"] > 0
         if name == "influxdb":  # its files are in the container: counted from SHOW STATS alone

@@ -277,3 +277,39 @@ def test_ycsb_ts_records_load_and_answer_like_the_oracle(
         assert rows == [(1, 2_160)]
     finally:
         target.close()
+
+
+def test_only_the_login_with_the_instance_password_gets_in(questdb: tuple[LocalServer, Target]) -> None:
+    """REST ``/exec``, ILP over HTTP ``/write`` and the PostgreSQL wire refuse no login, a wrong password
+    and QuestDB's default one; the instance's own password (0600, beside its data, in no file the report
+    shows and in no log) gets in everywhere."""
+    import psycopg
+    import requests
+
+    from tsbench.targets.httpclient import basic_auth
+    from tsbench.targets.questdb.config import HTTP_USER
+    from tsbench.targets.questdb.server import DEFAULT_PASSWORD, PG_DATABASE, PG_USER
+
+    server, _ = questdb
+    password = server.endpoint().secrets["password"]
+    base = f"http://127.0.0.1:{server.recipe.ports['http']}"
+    line = "auth_probe,host=a value=1 1451606400000000000\n"
+    for given, allowed in (
+        (None, False),
+        ("not-" + password, False),
+        (DEFAULT_PASSWORD, False),
+        (password, True),
+    ):
+        headers = basic_auth(HTTP_USER, given)
+        query = requests.get(f"{base}/exec", params={"query": "select 1"}, headers=headers, timeout=10)
+        write = requests.post(f"{base}/write", data=line, headers=headers, timeout=10)
+        assert (query.status_code, write.status_code) == ((200, 204) if allowed else (401, 401)), given
+        pg = {"host": "127.0.0.1", "port": server.recipe.ports["pg"], "user": PG_USER, "dbname": PG_DATABASE}
+        if allowed:
+            psycopg.connect(**pg, password=given, connect_timeout=10).close()
+        else:
+            with pytest.raises(psycopg.OperationalError):
+                psycopg.connect(**pg, password=given or "", connect_timeout=10)
+    secret = next(server.recipe.home.glob(".secret-*"))
+    assert secret.stat().st_mode & 0o777 == 0o600 and secret.read_text().strip() == password
+    assert password not in server.recipe.config_text() and password not in server.log_file.read_text()

@@ -13,7 +13,7 @@ from conftest import check_all_queries, check_ycsb_ts, load_all
 
 from tsbench.targets.base import TargetError
 from tsbench.targets.victoriametrics.definition import DEFINITION
-from tsbench.targets.victoriametrics.target import basic_auth
+from tsbench.targets.victoriametrics.target import login
 from tsbench.workload.answers import Answer, compare
 from tsbench.workload.dataset import Dataset
 from tsbench.workload.oracle import Oracle
@@ -94,7 +94,7 @@ def test_only_its_user_with_the_password_gets_in_also_after_a_restart(
     url = f"{target.url}/api/v1/query"
     password = server.endpoint().secrets["password"]
     wrong = dataclasses.replace(server.endpoint(), secrets={"password": "not-" + password})
-    for headers, status in (({}, 401), (basic_auth(wrong), 401), (basic_auth(server.endpoint()), 200)):
+    for headers, status in (({}, 401), (login(wrong), 401), (login(server.endpoint()), 200)):
         assert requests.get(url, params={"query": "1"}, headers=headers, timeout=10).status_code == status
     assert requests.get(f"{target.url}/health", timeout=10).status_code == 200
     secret = next(server.recipe.home.glob(".secret-*"))

@@ -122,14 +122,14 @@ def _config_writes(name: str, path: str) -> list[str]:
 def test_the_cloud_scripts_write_the_configuration_only_through_the_rendered_files() -> None:
     assert _config_writes("influxdb", "$CONFIG") == ['influxdb_conf >"$CONFIG.tmp"']
     assert _config_writes("questdb", "$ROOT/conf/") == [
-        '} >"$ROOT/conf/server.conf.tmp"',  # questdb_server_conf, then the host's own PG-wire password
+        '} >"$ROOT/conf/server.conf.tmp"',  # questdb_server_conf, then the host's own password
         'questdb_log_conf >"$ROOT/conf/log.conf.tmp"',
     ]
     questdb = (TARGETS / "questdb" / "cloud_install.sh").read_text()
     block = questdb.split('} >"$ROOT/conf/server.conf.tmp"')[0].rsplit("\n{\n", 1)[1]
-    assert block.rstrip("\n").split("\n") == [  # the rendered file, then this host's own PG-wire password
+    assert block.rstrip("\n").split("\n") == [  # the rendered file, then this host's own password
         "    questdb_server_conf",
-        '    [[ -z "$pg_password_line" ]] || printf \'%s\\n\' "$pg_password_line"',
+        "    printf 'pg.password=%s\\nhttp.password=%s\\n' \"$escaped_password\" \"$escaped_password\"",
     ]
     assert _config_writes("griddb", "$GS_HOME/conf/") == [
         'griddb_node_json >"$GS_HOME/conf/gs_node.json.tmp"',

@@ -8,16 +8,15 @@ creates on its first start (``server.py``). An endpoint with neither (the 1.8 co
 
 from __future__ import annotations
 
-import base64
-
 from tsbench.targets.base import Endpoint
+from tsbench.targets.httpclient import basic_auth
 
 USER = "tsbench"
 
 
 def basic(password: str) -> dict[str, str]:
     """The header authenticating ``USER`` with ``password``."""
-    return {"Authorization": "Basic " + base64.b64encode(f"{USER}:{password}".encode()).decode()}
+    return basic_auth(USER, password)
 
 
 def auth_headers(endpoint: Endpoint) -> dict[str, str]:

@@ -9,10 +9,9 @@
 #   DATA_DIR     QuestDB's table directory (cairo.root: tables, symbol maps, indexes, WAL), e.g.
 #                /data/db on the data volume. Configuration, web console and logs stay on the root
 #                volume (/var/lib/questdb), so the node agent's footprint counts tables + WAL only.
-#   DB_PASSWORD  password of the PostgreSQL-wire user "admin" (required: an empty one stops the
-#                script rather than keep QuestDB's default, "quest").
-#                HTTP (REST /exec, ILP over HTTP /write) has no authentication in open-source
-#                QuestDB: the security group admits only the orchestrator.
+#   DB_PASSWORD  password of user "admin" on the PostgreSQL wire and for HTTP Basic (REST /exec, ILP
+#                over HTTP /write; required: an empty one stops the script rather than keep QuestDB's
+#                default, "quest", or an open HTTP port).
 #
 # Installs openjdk-17-jre-headless (Debian) and the org.questdb:questdb jar of definition.py's version
 # from Maven Central (SHA-1 checked; the same artifact as install.sh), runs it as user questdb under
@@ -51,14 +50,14 @@ install -d -o questdb -g questdb -m 0750 "$ROOT" "$ROOT/conf" "$DATA_DIR"
 
 # Java properties syntax: a backslash in the value must be doubled.
 [[ -n "$DB_PASSWORD" ]] || die "DB_PASSWORD is empty: the PostgreSQL wire would keep QuestDB's default password"
-pg_password_line="pg.password=${DB_PASSWORD//\\/\\\\}"
+escaped_password="${DB_PASSWORD//\\/\\\\}"
 
 umask 027
 # The configuration of every runtime (config.py), rendered with this VM's DATA_DIR and listeners; the
-# PostgreSQL-wire password (this host's secret) is appended.
+# login's password (PostgreSQL wire and HTTP Basic: this host's secret) is appended.
 {
     questdb_server_conf
-    [[ -z "$pg_password_line" ]] || printf '%s\n' "$pg_password_line"
+    printf 'pg.password=%s\nhttp.password=%s\n' "$escaped_password" "$escaped_password"
 } >"$ROOT/conf/server.conf.tmp"
 questdb_log_conf >"$ROOT/conf/log.conf.tmp"
 for name in server.conf log.conf; do
@@ -81,7 +80,6 @@ KillSignal=SIGTERM
 TimeoutStopSec=120
 SERVICE
 
-questdb_answers() {
-    [[ "$(curl -s -o /dev/null -w '%{http_code}' 'http://127.0.0.1:9000/exec?query=select%201')" == 200 ]]
-}
-wait_ready 180 "QuestDB $QUESTDB_VERSION on :9000" questdb_answers
+# The health server needs no login (the HTTP port does): 200 once QuestDB serves.
+questdb_answers() { [[ "$(curl -s -o /dev/null -w '%{http_code}' 'http://127.0.0.1:9003/status')" == 200 ]]; }
+wait_ready 180 "QuestDB $QUESTDB_VERSION on :9003" questdb_answers

@@ -3,7 +3,8 @@ keys of ``conf/server.conf``) and ``LOG_CONF`` (``conf/log.conf``). The local re
 files (``server.py``), the container receives ``server.conf``'s keys as ``QDB_*`` variables and
 ``log.conf`` as a file (``container.py``), and the cloud host writes the files the AWS runtime rendered
 from them (``definition.py``'s ``cloud_files``). A ``Form`` holds all that differs: the listeners and
-the table directory. The PostgreSQL-wire password is no setting here: each runtime passes its own secret.
+the table directory. The password (PostgreSQL wire and HTTP alike) is no setting here: each runtime
+passes its own secret.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 PG_USER = "admin"  # QuestDB's default PostgreSQL-wire user, stated
+HTTP_USER = PG_USER  # HTTP Basic (REST /exec, ILP over HTTP /write): the same login as the PG wire
 
 # conf/log.conf: QuestDB's default logs every query (2 lines) and every WAL apply at INFO level to
 # stdout; its logging thread then busy-waits after each message. Errors, critical messages and
@@ -58,6 +60,7 @@ def server_conf(form: Form, tuning: Mapping[str, str]) -> dict[str, str]:
         "line.udp.enabled": "false",
         "telemetry.enabled": "false",
         "pg.user": PG_USER,
+        "http.user": HTTP_USER,
         **tuning,
     }
 

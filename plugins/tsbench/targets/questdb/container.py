@@ -5,7 +5,8 @@ as ``QDB_*`` variables (QuestDB reads ``QDB_<KEY WITH DOTS AS UNDERSCORES>`` ove
 file), the same ``log.conf`` and heap (``JVM_PREPEND``; the image's entrypoint already adds
 ``-XX:+UseParallelGC``). The root directory is ``/var/lib/questdb``; ``db/`` (tables, symbol maps,
 indexes, WAL segments) is the volume that counts as the footprint on disk. The PostgreSQL-wire password
-is generated per instance (the image's default ``quest`` is only for a local server on loopback).
+and the HTTP login's (REST, ILP over HTTP) are one password generated per instance (the image's default
+``quest`` is refused).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ CONTAINERS: dict[str, ContainerSpec] = {
             "JVM_PREPEND": " ".join(o for o in java_options() if o != "-XX:+UseParallelGC"),
             **{qdb_variable(k): v for k, v in server_conf(CONTAINER, DEFINITION.settings()).items()},
         },
-        secret_env={"QDB_PG_PASSWORD": PASSWORD_VARIABLE},
+        secret_env={qdb_variable(key): PASSWORD_VARIABLE for key in ("pg.password", "http.password")},
         files={f"{ROOT}/conf/log.conf": LOG_CONF},
         # QuestDB maps one file per column and partition: its documentation asks for a high limit.
         ulimits={"nofile": (1048576, 1048576)},
@@ -50,8 +51,8 @@ CONTAINERS: dict[str, ContainerSpec] = {
         stop_timeout_s=60.0,
         note=(
             f"official image questdb/questdb:{VERSION} (Apache-2.0 open source edition), the local "
-            "runtime's version and tuning (server.conf keys as QDB_* variables); PG-wire password generated "
-            "per instance"
+            "runtime's version and tuning (server.conf keys as QDB_* variables); one password (PG wire and "
+            "HTTP Basic) generated per instance"
         ),
     ),
 }

@@ -38,8 +38,9 @@ def _nanoseconds(values: list[Any]) -> list[int | None]:
 class QuestDBRestSession:
     """One query worker: one kept-alive HTTP connection to QuestDB's REST port."""
 
-    def __init__(self, host: str, port: int):
-        self.http = LeanHttp(host, port, timeout_s=QUERY_TIMEOUT_S)
+    def __init__(self, host: str, port: int, headers: dict[str, str] | None = None):
+        """``headers`` go with every request (the HTTP login)."""
+        self.http = LeanHttp(host, port, headers, timeout_s=QUERY_TIMEOUT_S)
 
     def fetch(self, text: str) -> tuple[str, bytes]:
         """``(text, body)`` of a 200 answer (TargetError with QuestDB's message otherwise)."""

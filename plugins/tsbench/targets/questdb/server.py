@@ -21,15 +21,24 @@ from pathlib import Path
 from typing import ClassVar
 
 from tsbench.runtimes.definition import ServerDefinition, opt_dir
+from tsbench.runtimes.instance_secret import instance_password
 from tsbench.runtimes.local import ServerRecipe
 from tsbench.targets.base import Endpoint, TargetError
-from tsbench.targets.questdb.config import LOG_CONF, PG_USER, Form, known_to, properties_text, server_conf
+from tsbench.targets.httpclient import basic_auth
+from tsbench.targets.questdb.config import (
+    HTTP_USER,
+    LOG_CONF,
+    PG_USER,
+    Form,
+    known_to,
+    properties_text,
+    qdb_variable,
+    server_conf,
+)
 from tsbench.targets.questdb.definition import DEFINITION
 
-# PostgreSQL wire credentials of a stock QuestDB (documented defaults for a local server). They are
-# handed to the target through Endpoint.secrets only, never logged or written to results.
-PG_PASSWORD = "quest"
 PG_DATABASE = "qdb"
+DEFAULT_PASSWORD = "quest"  # a stock QuestDB's: refused by every QuestDB tsbench runs
 
 
 def java_options(definition: ServerDefinition = DEFINITION) -> tuple[str, ...]:
@@ -52,10 +61,14 @@ def java_binary() -> str:
     return found
 
 
-def http_get(port: int, path: str, timeout: float = 1.0) -> tuple[int, bytes]:
-    """GET ``http://127.0.0.1:<port><path>``; returns ``(status, body)`` (status 0 when unreachable)."""
+def http_get(
+    port: int, path: str, timeout: float = 1.0, headers: dict[str, str] | None = None
+) -> tuple[int, bytes]:
+    """GET ``http://127.0.0.1:<port><path>`` with ``headers``; returns ``(status, body)`` (status 0
+    when unreachable)."""
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers=headers or {})
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=timeout) as response:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
             return response.status, response.read()
     except urllib.error.HTTPError as error:
         return error.code, b""
@@ -89,7 +102,20 @@ class QuestDBServer(ServerRecipe):
     def log_config_path(self) -> Path:
         return self.root / "conf" / "log.conf"
 
+    @property
+    def password(self) -> str:
+        """The login's password (PG wire and HTTP): the instance's own (``instance_secret``)."""
+        return instance_password(self.home)
+
+    def environment(self) -> dict[str, str]:
+        """The password reaches QuestDB as the variables it reads over server.conf (``QDB_*``), so it
+        is in no file the report shows."""
+        env = super().environment()
+        env.update({qdb_variable("pg.password"): self.password, qdb_variable("http.password"): self.password})
+        return env
+
     def initialise(self) -> None:
+        instance_password(self.home)
         self.config_path.parent.mkdir(parents=True, exist_ok=True)
         for path, text in ((self.config_path, self.config_text()), (self.log_config_path, LOG_CONF)):
             tmp = path.with_suffix(".tmp")
@@ -123,7 +149,8 @@ class QuestDBServer(ServerRecipe):
         ]
 
     def ready(self) -> bool:
-        status, _ = http_get(self.ports["http"], "/exec?query=select%201")
+        login = basic_auth(HTTP_USER, self.password)
+        status, _ = http_get(self.ports["http"], "/exec?query=select%201", headers=login)
         return status == 200
 
     def endpoint(self) -> Endpoint:
@@ -134,7 +161,7 @@ class QuestDBServer(ServerRecipe):
             database=PG_DATABASE,
             data_dirs=tuple(str(p) for p in self.data_dirs()),
             extra={"ingest": "ILP over HTTP", "query": "PostgreSQL wire"},
-            secrets={"password": PG_PASSWORD},
+            secrets={"password": self.password},
         )
 
     def data_dirs(self) -> list[Path]:

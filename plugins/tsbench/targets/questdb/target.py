@@ -31,9 +31,10 @@ from tsbench.targets.base import (
     TargetError,
     send_encoded,
 )
-from tsbench.targets.httpclient import LeanHttp
+from tsbench.targets.httpclient import LeanHttp, basic_auth
 from tsbench.targets.lineprotocol import LineBuilder, LineFormat
 from tsbench.targets.questdb import dialect, iot_dialect, rollup
+from tsbench.targets.questdb.config import HTTP_USER
 from tsbench.targets.questdb.rest import QuestDBRestSession
 from tsbench.targets.questdb.rollup_target import QuestDBRollups
 from tsbench.targets.questdb.server import QuestDBServer
@@ -85,6 +86,11 @@ def _conninfo(endpoint: Endpoint) -> dict[str, Any]:
     }
 
 
+def http_login(endpoint: Endpoint) -> dict[str, str]:
+    """HTTP Basic for REST and ILP over HTTP: the login's user and the endpoint's password."""
+    return basic_auth(HTTP_USER, endpoint.secrets.get("password"))
+
+
 def _connect(endpoint: Endpoint) -> psycopg.Connection:
     info = _conninfo(endpoint)
     try:
@@ -106,7 +112,7 @@ class QuestDBWriter:
 
     def __init__(self, endpoint: Endpoint, line_format: LineFormat):
         self.format = line_format
-        self.http = LeanHttp(endpoint.host, endpoint.port("http"), timeout_s=REQUEST_TIMEOUT_S)
+        self.http = LeanHttp(endpoint.host, endpoint.port("http"), http_login(endpoint), REQUEST_TIMEOUT_S)
 
     def write(self, measurement: str, batch: pa.RecordBatch) -> int:
         return send_encoded(self, self.format, measurement, batch)
@@ -302,7 +308,7 @@ class QuestDBTarget(QuestDBRollups, Target):
     def session(self) -> QuestDBRestSession:
         """REST ``/exec`` (TSBS's protocol for QuestDB), the JSON body received whole as bytes and
         decoded after the timed window (``rest.py`` says why not PG wire)."""
-        return QuestDBRestSession(self.endpoint.host, self.endpoint.port("http"))
+        return QuestDBRestSession(self.endpoint.host, self.endpoint.port("http"), http_login(self.endpoint))
 
     def footprint(self) -> Footprint:
         names = ", ".join(dialect.literal(t) for t in self.tables)

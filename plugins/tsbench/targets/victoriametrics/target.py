@@ -7,7 +7,6 @@ millisecond, every copy kept (no deduplication interval)."""
 
 from __future__ import annotations
 
-import base64
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -17,7 +16,7 @@ import pyarrow as pa
 import requests
 
 from tsbench.targets.base import Capabilities, Endpoint, Footprint, Target, TargetError, send_encoded
-from tsbench.targets.httpclient import LeanHttp
+from tsbench.targets.httpclient import LeanHttp, basic_auth
 from tsbench.targets.lineprotocol import LineBuilder, LineFormat
 from tsbench.targets.victoriametrics import dialect
 from tsbench.targets.victoriametrics.answers import data_of, merged_rows
@@ -33,13 +32,9 @@ TAG_ORDER = "tsbs"
 EVERY_SERIES = '{__name__=~".+"}'
 
 
-def basic_auth(endpoint: Endpoint) -> dict[str, str]:
+def login(endpoint: Endpoint) -> dict[str, str]:
     """The ``Authorization`` header of the endpoint's user and password (none without a password)."""
-    password = endpoint.secrets.get("password")
-    if not password:
-        return {}
-    token = base64.b64encode(f"{endpoint.user or USER}:{password}".encode()).decode()
-    return {"Authorization": f"Basic {token}"}
+    return basic_auth(endpoint.user or USER, endpoint.secrets.get("password"))
 
 
 class VictoriaWriter:
@@ -47,7 +42,7 @@ class VictoriaWriter:
 
     def __init__(self, endpoint: Endpoint, line_format: LineFormat):
         self.format = line_format
-        self.http = LeanHttp(endpoint.host, endpoint.port("http"), basic_auth(endpoint), TIMEOUT_S)
+        self.http = LeanHttp(endpoint.host, endpoint.port("http"), login(endpoint), TIMEOUT_S)
         self.headers = {"Content-Type": "text/plain; charset=utf-8", "Content-Encoding": "gzip"}
 
     def write(self, measurement: str, batch: pa.RecordBatch) -> int:
@@ -72,7 +67,7 @@ class VictoriaSession:
     keeps their bodies; ``decode`` merges their series into the answer's rows."""
 
     def __init__(self, endpoint: Endpoint):
-        self.http = LeanHttp(endpoint.host, endpoint.port("http"), basic_auth(endpoint), TIMEOUT_S)
+        self.http = LeanHttp(endpoint.host, endpoint.port("http"), login(endpoint), TIMEOUT_S)
 
     def fetch(self, text: str) -> tuple[str, list[bytes]]:
         _, requests_ = dialect.parse(text)
@@ -149,7 +144,7 @@ class VictoriaMetricsTarget(Target):
         with self._lock:
             if self._http is None:
                 self._http = requests.Session()
-                self._http.headers.update(basic_auth(self.endpoint))
+                self._http.headers.update(login(self.endpoint))
             http = self._http
         try:
             response = http.request(method, f"{self.url}{path}", timeout=TIMEOUT_S, **kwargs)
