@@ -7,7 +7,8 @@ honour the documented contract of the official images that the container specs r
 ``POSTGRES_USER``/``_PASSWORD``/``_DB``, ``POSTGRES_INITDB_ARGS``, ``PGDATA``,
 ``/docker-entrypoint-initdb.d/*.sql``, password (scram) login over TCP, ``STOPSIGNAL SIGINT``, the server
 command as arguments; ``influxdb`` 1.x: ``influxd`` reading ``/etc/influxdb/influxdb.conf`` (data under
-``/var/lib/influxdb``) under ``INFLUXDB_*`` variables, ``curl`` for the healthcheck;
+``/var/lib/influxdb``) under ``INFLUXDB_*`` variables, the first start's admin and database
+(``INFLUXDB_ADMIN_USER``/``_PASSWORD``, ``INFLUXDB_DB``), ``curl`` for the healthcheck;
 ``victoriametrics/victoria-metrics``: ``/victoria-metrics-prod`` as the entrypoint taking the flags as the
 command, ``-envflag.enable`` variables, busybox ``wget`` for the healthcheck. Tagged with the
 official names in a test engine only, so that the docker runtime runs the real specs unchanged. They
@@ -45,6 +46,7 @@ APPLETS = (
     "du",
     "sync",
     "wget",
+    "base64",
 )
 UID = 999
 
@@ -64,7 +66,32 @@ FROM scratch
 ADD rootfs.tar /
 ENV PATH=/usr/bin:/bin
 LABEL tsbench.standin=true
+ENTRYPOINT ["/entrypoint.sh"]
 CMD ["/usr/bin/influxd"]
+"""
+
+# The official 1.x image's first start (its documented contract only): with INFLUXDB_ADMIN_USER set and
+# no metadata yet, influxd serves on loopback while the admin (INFLUXDB_ADMIN_PASSWORD) and
+# INFLUXDB_DB are created, then it starts for real.
+INFLUXDB_ENTRYPOINT = """\
+#!/bin/sh
+set -e
+if [ -n "$INFLUXDB_ADMIN_USER" ] && [ ! -d /var/lib/influxdb/meta ]; then
+    INFLUXDB_HTTP_BIND_ADDRESS=127.0.0.1:8086 "$@" &
+    pid=$!
+    until wget -q -O /dev/null http://127.0.0.1:8086/ping; do sleep 0.2; done
+    user=$INFLUXDB_ADMIN_USER
+    grant="CREATE USER \\"$user\\" WITH PASSWORD '$INFLUXDB_ADMIN_PASSWORD' WITH ALL PRIVILEGES"
+    wget -q -O /dev/null --post-data "q=$grant" http://127.0.0.1:8086/query
+    if [ -n "$INFLUXDB_DB" ]; then
+        login=$(printf '%s:%s' "$user" "$INFLUXDB_ADMIN_PASSWORD" | base64)
+        wget -q -O /dev/null --header "Authorization: Basic $login" \\
+            --post-data "q=CREATE DATABASE \\"$INFLUXDB_DB\\"" http://127.0.0.1:8086/query
+    fi
+    kill "$pid"
+    wait "$pid" || true
+fi
+exec "$@"
 """
 
 ENTRYPOINT = """\
@@ -195,7 +222,11 @@ def influxdb_rootfs(busybox: Path) -> bytes:
         [Path("/usr/bin/curl")],
         [Path("/usr/share/zoneinfo"), Path("/etc/ssl/certs")],
         {"var/lib/influxdb": (0o755, 0), "etc/influxdb": (0o755, 0)},
-        {"etc/passwd": ("root:x:0:0::/root:/bin/sh\n", 0o644), "etc/influxdb/influxdb.conf": (conf, 0o644)},
+        {
+            "etc/passwd": ("root:x:0:0::/root:/bin/sh\n", 0o644),
+            "etc/influxdb/influxdb.conf": (conf, 0o644),
+            "entrypoint.sh": (INFLUXDB_ENTRYPOINT, 0o755),
+        },
         placed={"/usr/bin/influxd": INFLUXD},
     )
 

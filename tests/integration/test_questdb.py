@@ -286,7 +286,7 @@ def test_only_the_login_with_the_instance_password_gets_in(questdb: tuple[LocalS
     import psycopg
     import requests
 
-    from tsbench.targets.httpclient import basic_auth
+    from tsbench.runtimes.basic_auth import basic_auth
     from tsbench.targets.questdb.config import HTTP_USER
     from tsbench.targets.questdb.server import DEFAULT_PASSWORD, PG_DATABASE, PG_USER
 

@@ -149,7 +149,7 @@ def test_timescaledb_containers_run_the_local_edition(name: str, image: str, lic
 
 
 def test_influxdb_flavours() -> None:
-    from tsbench.targets.influxdb.container import CONTAINERS, v1_variable
+    from tsbench.targets.influxdb.container import CONTAINERS, PASSWORD_VARIABLE, v1_variable
     from tsbench.targets.influxdb.server import TUNING
 
     assert list(CONTAINERS) == ["1.8", "2.7"]
@@ -158,7 +158,13 @@ def test_influxdb_flavours() -> None:
     for key, value in TUNING.items():
         assert v1.environment[v1_variable("data", key)] == str(value)
     assert v1_variable("shard-precreation", "enabled") == "INFLUXDB_SHARD_PRECREATION_ENABLED"
-    assert v1.environment["INFLUXDB_HTTP_BIND_ADDRESS"] == ":8086" and not v1.secret_env
+    assert v1.environment["INFLUXDB_HTTP_BIND_ADDRESS"] == ":8086"
+    assert v1.environment["INFLUXDB_HTTP_AUTH_ENABLED"] == "true" and v1.environment["INFLUXDB_ADMIN_USER"]
+    assert (
+        v1.secret_env
+        == {"INFLUXDB_ADMIN_PASSWORD": PASSWORD_VARIABLE}
+        == {"INFLUXDB_ADMIN_PASSWORD": v1.client_secrets["password"]}
+    )
     assert v2.environment["DOCKER_INFLUXDB_INIT_MODE"] == "setup"
     assert v2.environment["DOCKER_INFLUXDB_INIT_BUCKET"] == v2.client_database == "benchmark"
     assert v2.client_secrets == {"token": v2.secret_env["DOCKER_INFLUXDB_INIT_ADMIN_TOKEN"]}
@@ -198,8 +204,7 @@ def test_influxdb_18_variables_give_the_local_configuration(tmp_path: Path) -> N
     local = effective(recipe.config_path, {})
     container = effective(empty, dict(CONTAINERS["1.8"].environment))
     differ = {key for key in local.keys() | container.keys() if local.get(key) != container.get(key)}
-    # the local server asks who calls (auth.py); the container does not yet (issue 46)
     places = {"bind-address", "http.bind-address", "meta.dir", "data.dir", "data.wal-dir"}
-    assert differ == places | {"http.auth-enabled"}
-    assert (local["http.auth-enabled"], container["http.auth-enabled"]) == (True, False)
+    assert differ == places
+    assert local["http.auth-enabled"] is container["http.auth-enabled"] is True  # both ask who calls
     assert (container["bind-address"], container["http.bind-address"]) == (":8088", ":8086")

@@ -85,8 +85,8 @@ def test_influxdb_local_and_cloud_files_hold_the_same_settings(tmp_path: Path) -
     cloud = _flat(tomllib.loads(_cloud_file("influxdb_conf", "/data/db")))
     assert local.keys() == cloud.keys()
     differ = {key for key in local.keys() & cloud.keys() if local[key] != cloud[key]}
-    assert differ == PLACES | {"http.auth-enabled"}, differ  # the cloud host: no authentication yet
-    assert (local["http.auth-enabled"], cloud["http.auth-enabled"]) == (True, False)
+    assert differ == PLACES, differ
+    assert local["http.auth-enabled"] is cloud["http.auth-enabled"] is True
     assert local["reporting-disabled"] is cloud["reporting-disabled"] is True
     assert cloud["data.wal-dir"] == "/data/db/wal" and cloud["http.bind-address"] == ":8086"
     for key, value in DEFINITION.settings().items():
@@ -98,13 +98,14 @@ def test_influxdb_container_variables_hold_the_local_settings(tmp_path: Path) ->
     variables = {
         v1_variable("" if "." not in key else key.split(".")[0], key.split(".")[-1]): value
         for key, value in _flat(local).items()
-        if key not in PLACES | {"http.auth-enabled"}
+        if key not in PLACES
     }
     environment = CONTAINERS["1.8"].environment
     given = {name for name in environment if name.startswith("INFLUXDB_")}
     places = {v1_variable(*key.split(".")) if "." in key else v1_variable("", key) for key in PLACES}
-    assert given - places - {"INFLUXDB_HTTP_AUTH_ENABLED"} == variables.keys()
-    assert environment["INFLUXDB_HTTP_AUTH_ENABLED"] == "false"  # the container: not yet (issue 46)
+    image_setup = {"INFLUXDB_ADMIN_USER", "INFLUXDB_DB"}  # the image's first start: admin and database
+    assert given - places - image_setup == variables.keys()
+    assert environment["INFLUXDB_HTTP_AUTH_ENABLED"] == "true"
     for name, value in variables.items():
         expected = ("true" if value else "false") if isinstance(value, bool) else str(value)
         assert environment[name] == expected, name
@@ -129,7 +130,7 @@ def test_the_cloud_scripts_write_the_configuration_only_through_the_rendered_fil
     block = questdb.split('} >"$ROOT/conf/server.conf.tmp"')[0].rsplit("\n{\n", 1)[1]
     assert block.rstrip("\n").split("\n") == [  # the rendered file, then this host's own password
         "    questdb_server_conf",
-        "    printf 'pg.password=%s\\nhttp.password=%s\\n' \"$escaped_password\" \"$escaped_password\"",
+        '    printf \'pg.password=%s\\nhttp.password=%s\\n\' "$escaped_password" "$escaped_password"',
     ]
     assert _config_writes("griddb", "$GS_HOME/conf/") == [
         'griddb_node_json >"$GS_HOME/conf/gs_node.json.tmp"',

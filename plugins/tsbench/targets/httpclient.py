@@ -11,7 +11,6 @@ does not. Sending and receiving release the GIL, so worker threads overlap their
 
 from __future__ import annotations
 
-import base64
 import socket
 from dataclasses import dataclass
 from typing import Any
@@ -69,13 +68,6 @@ class _Answer:
 
 def _header_lines(headers: dict[str, str]) -> str:
     return "".join(f"{name}: {value}\r\n" for name, value in headers.items())
-
-
-def basic_auth(user: str | None, password: str | None) -> dict[str, str]:
-    """The ``Authorization`` header of HTTP Basic ``user``:``password`` (none without a password)."""
-    if not password:
-        return {}
-    return {"Authorization": "Basic " + base64.b64encode(f"{user or ''}:{password}".encode()).decode()}
 
 
 class LeanHttp:

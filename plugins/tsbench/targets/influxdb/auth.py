@@ -8,8 +8,8 @@ creates on its first start (``server.py``). An endpoint with neither (the 1.8 co
 
 from __future__ import annotations
 
+from tsbench.runtimes.basic_auth import basic_auth
 from tsbench.targets.base import Endpoint
-from tsbench.targets.httpclient import basic_auth
 
 USER = "tsbench"
 

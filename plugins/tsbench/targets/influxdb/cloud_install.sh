@@ -7,8 +7,10 @@
 #
 # Environment:
 #   DATA_DIR     meta/, data/ (TSM files, series file) and wal/, e.g. /data/db on the data volume
-#   DB_PASSWORD  not used: HTTP authentication stays off, as in TSBS's runs and the local runtime (the
-#                influxdb target sends no credentials); the security group admits only the orchestrator.
+#   DB_PASSWORD  the password of the admin "tsbench" (required): HTTP authentication is on, as in every
+#                runtime (config.py); the admin is created right after the first start (InfluxDB 1.x
+#                lets the first caller create the first admin: the security group admits only the
+#                orchestrator), and a re-run finds it there (401).
 #
 # The repository key is checked against InfluxData's published fingerprint before it is trusted. The
 # package's own influxdb.service is stopped and masked; systemd unit tsbench-db.service runs
@@ -25,9 +27,9 @@ KEY_FINGERPRINT=24C975CBA61A024EE1B631787C3D57159FC2F927
 KEYRING=/etc/apt/keyrings/influxdata-archive.gpg
 CONFIG=/etc/influxdb/tsbench.conf
 
-if [[ -n "${DB_PASSWORD:-}" ]]; then
-    log "note: DB_PASSWORD is ignored (HTTP authentication is off, see the header of this script)"
-fi
+[[ -n "${DB_PASSWORD:-}" ]] || die "DB_PASSWORD is empty: InfluxDB's HTTP API would have no admin"
+# An InfluxQL string literal: no quote, backslash or line break to escape.
+[[ "$DB_PASSWORD" != *[$'\n'\'\\]* ]] || die "DB_PASSWORD must not hold a quote, a backslash or a line break"
 
 log "InfluxData apt repository"
 apt_get update
@@ -73,3 +75,17 @@ SERVICE
 
 influxdb_answers() { [[ "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:8086/ping)" == 204 ]]; }
 wait_ready 180 "InfluxDB $INFLUXDB_VERSION on :8086" influxdb_answers
+
+log "admin user tsbench"
+statement="$(mktemp)"
+answer="$(mktemp)"
+chmod 0600 "$statement" "$answer"
+printf "CREATE USER tsbench WITH PASSWORD '%s' WITH ALL PRIVILEGES" "$DB_PASSWORD" >"$statement"
+code="$(curl -s -o "$answer" -w '%{http_code}' --data-urlencode "q@$statement" http://127.0.0.1:8086/query)"
+rm -f "$statement"
+if [[ "$code" == 401 ]]; then
+    log "admin user tsbench: already there (a re-run)"
+elif [[ "$code" != 200 ]] || grep -q '"error"' "$answer"; then
+    die "CREATE USER tsbench failed: HTTP $code $(head -c 300 "$answer")"
+fi
+rm -f "$answer"

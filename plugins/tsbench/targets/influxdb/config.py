@@ -23,16 +23,15 @@ class Raw:
 
 @dataclass(frozen=True)
 class Form:
-    """What differs where the server runs: its ``meta``, ``data`` and ``wal`` directories, the HTTP
-    and backup-RPC listeners, and whether HTTP asks who is calling (the local server: yes, as admin
-    ``auth.USER``; the 1.8 container and the cloud host: not yet)."""
+    """What differs where the server runs: its ``meta``, ``data`` and ``wal`` directories and the HTTP
+    and backup-RPC listeners. HTTP asks who is calling everywhere (``auth-enabled``: the admin
+    ``auth.USER``, whom each runtime creates with its own password)."""
 
     meta: str
     data: str
     wal: str
     http: str
     rpc: str
-    auth: bool = False
 
 
 # The image's own directories (``/var/lib/influxdb``) and listeners on all of the container's interfaces.
@@ -70,7 +69,7 @@ def influxdb_config(form: Form, tuning: Mapping[str, Any]) -> dict[str, dict[str
         "http": {
             "enabled": True,
             "bind-address": form.http,
-            "auth-enabled": form.auth,
+            "auth-enabled": True,
             "log-enabled": False,
             "pprof-enabled": False,
             "max-row-limit": 0,

@@ -2,7 +2,10 @@
 
 ``1.8`` is the newest 1.x image; it runs the one configuration (``config.py``, in the image's own
 directories) as ``INFLUXDB_<SECTION>_<KEY>`` variables, which 1.x reads over its configuration file,
-and speaks the same HTTP API (``/write``, ``/query``) as the local server (the same version). ``2.7``
+and speaks the same HTTP API (``/write``, ``/query``) as the local server (the same version), with
+authentication on: the image's first start creates the admin ``INFLUXDB_ADMIN_USER`` with
+``INFLUXDB_ADMIN_PASSWORD`` (generated per instance, the client's password too) on loopback before it
+serves. ``2.7``
 is InfluxDB 2: the image's setup mode creates the organisation, the ``benchmark`` bucket and an
 all-access token (generated per instance, handed to the target as ``Endpoint.secrets["token"]``); the
 target talks to it through the 1.x compatibility API (``/write``, ``/query`` with ``Authorization:
@@ -13,6 +16,7 @@ settings are ``INFLUXD_*`` variables (``V2_TUNING``)."""
 from __future__ import annotations
 
 from tsbench.runtimes.container_spec import ContainerSpec, HealthCheck
+from tsbench.targets.influxdb.auth import USER
 from tsbench.targets.influxdb.config import CONTAINER, influxdb_config, v1_environment
 from tsbench.targets.influxdb.config import v1_variable as v1_variable
 from tsbench.targets.influxdb.definition import DEFINITION
@@ -21,7 +25,7 @@ from tsbench.targets.influxdb.server import DATABASE, TUNING
 V1_VERSION = DEFINITION.version
 V2_VERSION = "2.7.12"
 ORG = "tsbench"
-ADMIN = "tsbench"
+ADMIN = USER  # InfluxDB 2's setup user: the same name as 1.x's admin
 TOKEN_VARIABLE = "TSBENCH_INFLUXDB_TOKEN"
 PASSWORD_VARIABLE = "TSBENCH_INFLUXDB_PASSWORD"
 
@@ -54,12 +58,19 @@ CONTAINERS: dict[str, ContainerSpec] = {
         environment={
             "GOGC": DEFINITION.process_settings()["gogc"],
             **v1_environment(influxdb_config(CONTAINER, TUNING)),
+            # The image's first start creates this admin (and the database) before it serves.
+            "INFLUXDB_ADMIN_USER": USER,
+            "INFLUXDB_DB": DATABASE,
         },
+        secret_env={"INFLUXDB_ADMIN_PASSWORD": PASSWORD_VARIABLE},
         client_database=DATABASE,
+        client_secrets={"password": PASSWORD_VARIABLE},
         note=(
             f"official image influxdb:{V1_VERSION} (the local runtime builds the same version from its Go "
-            "module with a current Go); the local configuration as INFLUXDB_* variables; GOMEMLIMIT not "
-            "set (the image's influxd is built with a Go older than 1.19, which ignores it)"
+            "module with a current Go); the local configuration as INFLUXDB_* variables, HTTP "
+            "authentication on (admin created by the image's first start with a password generated per "
+            "instance); GOMEMLIMIT not set (the image's influxd is built with a Go older than 1.19, which "
+            "ignores it)"
         ),
     ),
     "2.7": ContainerSpec(

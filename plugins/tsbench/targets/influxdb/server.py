@@ -77,7 +77,6 @@ class InfluxDBServer(ServerRecipe):
             wal=str(self.wal_dir),
             http=f"127.0.0.1:{self.ports['http']}",
             rpc=f"127.0.0.1:{self.ports['rpc']}",
-            auth=True,
         )
         return toml_text(influxdb_config(form, self.tuning))
 

@@ -20,11 +20,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import ClassVar
 
+from tsbench.runtimes.basic_auth import basic_auth
 from tsbench.runtimes.definition import ServerDefinition, opt_dir
 from tsbench.runtimes.instance_secret import instance_password
 from tsbench.runtimes.local import ServerRecipe
 from tsbench.targets.base import Endpoint, TargetError
-from tsbench.targets.httpclient import basic_auth
 from tsbench.targets.questdb.config import (
     HTTP_USER,
     LOG_CONF,

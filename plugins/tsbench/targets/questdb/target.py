@@ -23,6 +23,7 @@ import pyarrow as pa
 from psycopg.adapt import Loader
 from psycopg.pq import Format
 
+from tsbench.runtimes.basic_auth import basic_auth
 from tsbench.targets.base import (
     Capabilities,
     Endpoint,
@@ -31,7 +32,7 @@ from tsbench.targets.base import (
     TargetError,
     send_encoded,
 )
-from tsbench.targets.httpclient import LeanHttp, basic_auth
+from tsbench.targets.httpclient import LeanHttp
 from tsbench.targets.lineprotocol import LineBuilder, LineFormat
 from tsbench.targets.questdb import dialect, iot_dialect, rollup
 from tsbench.targets.questdb.config import HTTP_USER

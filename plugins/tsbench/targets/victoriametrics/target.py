@@ -15,8 +15,9 @@ from urllib.parse import urlencode
 import pyarrow as pa
 import requests
 
+from tsbench.runtimes.basic_auth import basic_auth
 from tsbench.targets.base import Capabilities, Endpoint, Footprint, Target, TargetError, send_encoded
-from tsbench.targets.httpclient import LeanHttp, basic_auth
+from tsbench.targets.httpclient import LeanHttp
 from tsbench.targets.lineprotocol import LineBuilder, LineFormat
 from tsbench.targets.victoriametrics import dialect
 from tsbench.targets.victoriametrics.answers import data_of, merged_rows
