@@ -17,11 +17,10 @@ from __future__ import annotations
 from tsbench.runtimes.container_spec import ContainerSpec, HealthCheck
 from tsbench.targets.mongodb.config import CONTAINER, mongod_options, set_parameters
 from tsbench.targets.mongodb.definition import DEFINITION
-from tsbench.targets.mongodb.server import DATABASE, MongoServer
+from tsbench.targets.mongodb.server import DATABASE, USER, MongoServer
 
 VERSION = DEFINITION.version
 SERIES = VERSION.rsplit(".", 1)[0]  # e.g. 8.0: the flavour's name
-USER = "tsbench"
 PASSWORD_VARIABLE = "TSBENCH_MONGODB_PASSWORD"
 PING = (
     'mongosh --quiet --norc --host "$(cat /etc/hostname)" '
@@ -46,7 +45,7 @@ CONTAINERS: dict[str, ContainerSpec] = {
         client_secrets={"password": PASSWORD_VARIABLE},
         note=(
             f"official image mongo:{VERSION} (Ubuntu 24.04 base); auth on with a root user made "
-            "by the image's entrypoint (the local runtime runs without auth on loopback); FTDC off"
+            "by the image's entrypoint (the local runtime makes the same user itself); FTDC off"
         ),
     ),
 }

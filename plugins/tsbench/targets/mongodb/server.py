@@ -3,7 +3,8 @@ process, shared by both MongoDB targets (the layouts differ, the server does not
 
 ``initialise`` writes ``<home>/mongod.conf`` (YAML), the configuration ``config.py`` declares for
 every runtime: dbPath ``<home>/data``, the allocated port on loopback, no Unix socket (it would live
-in /tmp), and the tuning table of ``definition.py`` (no
+in /tmp), authorization on (the root user ``tsbench`` with the instance's 0600 password, created by
+``after_start`` through the localhost exception), and the tuning table of ``definition.py`` (no
 diagnostic data capture: FTDC would add files under dbPath that are not data). Everything else is
 mongod's default: WiredTiger, snappy block compression, journal commit interval 100 ms, cache 50 % of
 (RAM − 1 GB). Logs go to stdout (the runtime's ``server.log``). ``install.sh`` installs the pinned
@@ -21,15 +22,18 @@ from pathlib import Path
 from typing import ClassVar
 
 from pymongo import MongoClient
-from pymongo.errors import PyMongoError
+from pymongo.errors import OperationFailure, PyMongoError
 
 from tsbench.runtimes.definition import opt_dir
+from tsbench.runtimes.instance_secret import instance_password
 from tsbench.runtimes.local import ServerRecipe
 from tsbench.targets.base import Endpoint, TargetError
 from tsbench.targets.mongodb.config import Form, conf_text, mongod_options
 from tsbench.targets.mongodb.definition import DEFINITION
 
 DATABASE = "tsbench"  # prefix of the targets' database names (client.database_name)
+USER = "tsbench"  # the root user every runtime creates (local: after_start; image: its entrypoint)
+UNAUTHORIZED = 13  # MongoDB's error code once a user exists and the caller has not logged in
 
 
 def mongodb_version() -> str:
@@ -78,6 +82,7 @@ class MongoServer(ServerRecipe):
         return self.home / "mongod.conf"
 
     def initialise(self) -> None:
+        instance_password(self.home)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         tmp = self.config_path.with_suffix(".tmp")
         tmp.write_text(self.config_text())
@@ -85,8 +90,10 @@ class MongoServer(ServerRecipe):
 
     def config_text(self) -> str:
         """The one configuration (``config.py``): dbPath ``data/``, loopback at the allocated port, no
-        Unix socket, with the definition's tuning on this host."""
-        form = Form(str(self.data_dir), "127.0.0.1", str(self.ports["mongo"]), socket=False)
+        Unix socket, authorization on, with the definition's tuning on this host."""
+        form = Form(
+            str(self.data_dir), "127.0.0.1", str(self.ports["mongo"]), socket=False, authorization="enabled"
+        )
         return conf_text(mongod_options(form, DEFINITION.settings()), "targets/mongodb/server.py")
 
     def command(self) -> list[str]:
@@ -95,13 +102,37 @@ class MongoServer(ServerRecipe):
     def ready(self) -> bool:
         return ping(self.ports["mongo"])
 
+    @property
+    def password(self) -> str:
+        """The root ``USER``'s password: the instance's own (``instance_secret``)."""
+        return instance_password(self.home)
+
+    def after_start(self) -> None:
+        """The root user on the first start, through mongod's localhost exception (a server with
+        authorization on and no user yet lets a loopback client create the first one); a restart's
+        attempt is refused (Unauthorized) and ignored."""
+        client: MongoClient = MongoClient("127.0.0.1", self.ports["mongo"], directConnection=True)
+        try:
+            client.admin.command(
+                "createUser", USER, pwd=self.password, roles=[{"role": "root", "db": "admin"}]
+            )
+        except OperationFailure as error:
+            if error.code != UNAUTHORIZED:
+                raise TargetError(
+                    f"mongodb: createUser {USER} failed: {error.code} {error.details}"
+                ) from None
+        finally:
+            client.close()
+
     def endpoint(self) -> Endpoint:
         return Endpoint(
             host="127.0.0.1",
             ports=dict(self.ports),
+            user=USER,
             database=DATABASE,
             data_dirs=tuple(str(p) for p in self.data_dirs()),
-            extra={"ingest": "pymongo bulk writes", "query": "aggregation pipeline"},
+            extra={"ingest": "pymongo bulk writes", "query": "aggregation pipeline", "auth_source": "admin"},
+            secrets={"password": self.password},
         )
 
     def version(self) -> str:
