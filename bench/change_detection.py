@@ -7,6 +7,7 @@ history (a change farther than 5 nights from every shift), the share of historie
 one, how often the interval of a found shift holds the true shift, and the time per history.
 
     PYTHONPATH=plugins .venv/bin/python bench/change_detection.py [--histories 200] [--nights 60]
+        [--family 96]   (the intervals' level corrected for that many series, as a nightly's report is)
 """
 
 from __future__ import annotations
@@ -45,13 +46,13 @@ def history(scenario: Scenario, nights: int, rng: np.random.Generator) -> np.nda
     return 1000 * level * (1 + CV * rng.standard_normal(nights))
 
 
-def score(scenario: Scenario, histories: int, nights: int) -> dict[str, float]:
+def score(scenario: Scenario, histories: int, nights: int, family: int = 1) -> dict[str, float]:
     placed = found = covered = alarms = many = 0
     seconds = 0.0
     for seed in range(histories):
         values = history(scenario, nights, np.random.default_rng([seed, len(scenario.shifts), nights]))
         started = time.perf_counter()
-        changes = find_changes(values.tolist())
+        changes = find_changes(values.tolist(), family=family)
         seconds += time.perf_counter() - started
         for night, change in scenario.shifts:
             near = [c for c in changes if abs(c.index - night) <= FOUND]
@@ -78,14 +79,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--histories", type=int, default=200)
     parser.add_argument("--nights", type=int, default=60)
+    parser.add_argument("--family", type=int, default=1, help="series searched together (a nightly's: ~100)")
     args = parser.parse_args()
-    print(f"{args.histories} histories of {args.nights} nights per scenario, {CV:.0%} CV")
+    print(
+        f"{args.histories} histories of {args.nights} nights per scenario, {CV:.0%} CV, "
+        f"intervals for {args.family} series searched together"
+    )
     print(
         f"  {'scenario':<26} {'±2 nights':>9} {'±5 nights':>9} {'interval holds':>14} "
         f"{'false alarms':>12} {'> 1 alarm':>9} {'ms':>6}"
     )
     for scenario in SCENARIOS:
-        s = score(scenario, args.histories, args.nights)
+        s = score(scenario, args.histories, args.nights, args.family)
         shifts = bool(scenario.shifts)
         cells = [f"{s[k]:.3f}" if shifts else "–" for k in ("placed", "found", "covered")]
         print(

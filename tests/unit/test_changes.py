@@ -61,3 +61,24 @@ def test_a_change_whose_interval_reaches_a_trivial_size_is_not_news() -> None:
     short = Change(10, 100, 150, 2, 10, 0.5, None, None, 0.01)  # no interval: the size decides
     assert is_news(sure) and is_news(short)
     assert not is_news(vague) and not is_news(small)
+
+
+def test_a_first_night_out_of_line_is_an_outlier_not_a_change() -> None:
+    """Only the history's first run stands for the level before: no change (a later one still is)."""
+    values = [1500.0] + [1000.0 * (1 + 0.01 * (i % 3)) for i in range(15)]
+    assert find_changes(values) == []
+
+
+def test_intervals_for_many_series_together_are_wider() -> None:
+    """The same step, searched alone and as one of 96 series (Bonferroni): the same change with a
+    wider interval (seed 7), and one whose interval then reaches a change too small to be news is
+    dropped (seed 2)."""
+
+    def stepped(seed: int) -> list[float]:
+        noise = 1 + 0.03 * np.random.default_rng(seed).standard_normal(16)
+        return list(1000 * np.r_[np.ones(10), 1.08 * np.ones(6)] * noise)
+
+    alone, together = find_changes(stepped(7)), find_changes(stepped(7), family=96)
+    assert [c.index for c in alone] == [c.index for c in together] == [10]
+    assert together[0].low < alone[0].low and together[0].high > alone[0].high
+    assert find_changes(stepped(2)) and not find_changes(stepped(2), family=96)

@@ -10,13 +10,15 @@ but no news, and a noisy one (a median of a few milliseconds) shows a 49 % step 
 reaches down to +1 %.
 
 E-Divisive places a change a run or two off where it happened. A change between two runs that
-differ in nothing recorded is moved to the nearest run boundary within ``SNAP_RUNS`` where a
-recorded fact changes (``explained``), when there is one between its neighbours: the cause named is
-then the one that lies within the placement's uncertainty.
+differ in nothing that was set differently is moved to the nearest run boundary within ``SNAP_RUNS``
+where something was (``explained``: a version, a setting, a parameter, tsbench's commit; not the
+machine's measured state, which differs a little between any two runs), when there is one between its
+neighbours: the cause named is then the one that lies within the placement's uncertainty.
 
 For each change at run ``index`` (the first run of the new level): the mean of the segment before
 (from the previous change) and after (to the next), their relative change, Welch's t-test p-value,
-and a ``LEVEL`` interval of the relative change (Welch's t on the logarithms of the values, mapped
+and a ``LEVEL`` interval of the relative change (for a night's series together: each at the
+Bonferroni-corrected ``family_level``) (Welch's t on the logarithms of the values, mapped
 back: the change is a ratio). A segment of fewer than ``MIN_SEGMENT`` runs, or a value ≤ 0, gives
 no interval.
 
@@ -64,10 +66,14 @@ class Change:
     pvalue: float | None
 
 
-def find_changes(values: Sequence[float], explained: Callable[[int], bool] | None = None) -> list[Change]:
+def find_changes(
+    values: Sequence[float], explained: Callable[[int], bool] | None = None, family: int = 1
+) -> list[Change]:
     """The change points of ``values`` (oldest first), each described from its neighbouring
     segments; none in fewer than ``MIN_RUNS`` values or a constant series. ``explained(i)``: whether
-    something recorded changed between value ``i - 1`` and value ``i`` (default: nothing did)."""
+    something recorded changed between value ``i - 1`` and value ``i`` (default: nothing did).
+    ``family``: how many series are searched together (the intervals' level is corrected for it)."""
+    level = family_level(family)
     series = [float(v) for v in values]
     if len(series) < MIN_RUNS or max(series) == min(series):
         return []
@@ -76,16 +82,25 @@ def find_changes(values: Sequence[float], explained: Callable[[int], bool] | Non
     if explained is not None:
         cuts = _snapped(cuts, len(series), explained)
     while True:
-        changes = _each_described(series, cuts)
+        changes = _each_described(series, cuts, level)
         small = [c for c in changes if not is_news(c)]
         if not small:
             return changes
         cuts.remove(min(small, key=lambda c: abs(c.relative)).index)  # then its neighbours merge
 
 
+def family_level(family: int) -> float:
+    """``LEVEL`` for each of ``family`` intervals, so that all of them hold together with ``LEVEL``
+    (Bonferroni): a night's report searches dozens of series, and at 95 % each, a few would show a
+    change that is only noise."""
+    return 1 - (1 - LEVEL) / max(family, 1)
+
+
 def is_news(change: Change) -> bool:
-    """At least ``MIN_RELATIVE``, and so is its whole interval where it has one."""
-    if abs(change.relative) < MIN_RELATIVE:
+    """At least ``MIN_RELATIVE``, and so is its whole interval where it has one; not a level the
+    history's first runs alone stand for (fewer than ``MIN_SEGMENT`` runs before it: a first night
+    out of line is an outlier, not a change)."""
+    if abs(change.relative) < MIN_RELATIVE or change.index < MIN_SEGMENT:
         return False
     if change.low is None or change.high is None:
         return True
@@ -108,10 +123,10 @@ def _snapped(cuts: list[int], length: int, explained: Callable[[int], bool]) -> 
     return moved
 
 
-def _each_described(series: list[float], cuts: list[int]) -> list[Change]:
+def _each_described(series: list[float], cuts: list[int], level: float = LEVEL) -> list[Change]:
     bounds = [0, *cuts, len(series)]
     return [
-        _described(series[bounds[i - 1] : cut], series[cut : bounds[i + 1]], cut)
+        _described(series[bounds[i - 1] : cut], series[cut : bounds[i + 1]], cut, level)
         for i, cut in enumerate(cuts, 1)
     ]
 
@@ -136,10 +151,10 @@ def _spread(segment: np.ndarray) -> float:
     return float(((segment - segment.mean()) ** 2).sum())
 
 
-def _described(before: list[float], after: list[float], index: int) -> Change:
+def _described(before: list[float], after: list[float], index: int, level: float = LEVEL) -> Change:
     mean_before, mean_after = float(np.mean(before)), float(np.mean(after))
     relative = mean_after / mean_before - 1 if mean_before else math.inf
-    low, high = _interval(before, after)
+    low, high = _interval(before, after, level)
     pvalue = None
     if len(before) > 1 and len(after) > 1:
         if np.var(before) == 0 and np.var(after) == 0:  # two constant levels: certain if they differ
@@ -149,8 +164,10 @@ def _described(before: list[float], after: list[float], index: int) -> Change:
     return Change(index, mean_before, mean_after, len(before), len(after), relative, low, high, pvalue)
 
 
-def _interval(before: list[float], after: list[float]) -> tuple[float | None, float | None]:
-    """Welch's t interval of the difference of the mean logarithms, as a relative change."""
+def _interval(
+    before: list[float], after: list[float], level: float = LEVEL
+) -> tuple[float | None, float | None]:
+    """Welch's t interval (at ``level``) of the difference of the mean logarithms, as a relative change."""
     if min(len(before), len(after)) < MIN_SEGMENT or min(*before, *after) <= 0:
         return None, None
     x, y = np.log(before), np.log(after)
@@ -160,6 +177,6 @@ def _interval(before: list[float], after: list[float]) -> tuple[float | None, fl
         ratio = math.expm1(float(y.mean() - x.mean()))
         return ratio, ratio
     dof = (var_x + var_y) ** 2 / (var_x**2 / (len(x) - 1) + var_y**2 / (len(y) - 1))
-    margin = float(stats.t.ppf(0.5 + LEVEL / 2, dof)) * spread
+    margin = float(stats.t.ppf(0.5 + level / 2, dof)) * spread
     difference = float(y.mean() - x.mean())
     return math.expm1(difference - margin), math.expm1(difference + margin)

@@ -39,8 +39,9 @@ def detector_text() -> str:
     return (
         f"Apache Otava {version} E-Divisive means (window {WINDOW} runs, p ≤ {MAX_PVALUE}); "
         "each change moved to the least-squares step between its neighbours, then to a run boundary "
-        f"within {SNAP_RUNS} runs where something recorded changed; kept when ≥ {MIN_RELATIVE:.0%} "
-        f"with its 95 % interval beyond ±{MIN_INTERVAL:.1%} (Welch's t on the logarithms)"
+        f"within {SNAP_RUNS} runs where something was set differently; kept when ≥ {MIN_RELATIVE:.0%} "
+        f"with its interval beyond ±{MIN_INTERVAL:.1%} (Welch's t on the logarithms, at 95 % for all "
+        "the series searched together: Bonferroni) and not stood for by the history's first runs alone"
     )
 
 
@@ -71,7 +72,7 @@ def detect_changes(comparison: Comparison, history: Sequence[StoredResult]) -> C
         for target in result.targets
     }
     series = [s for s in build_series(runs) if (s.key.use_case, s.key.target) in mine]
-    changes = [record for s in series for record in _records(s)]
+    changes = [record for s in series for record in _records(s, len(series))]
     changes.sort(key=lambda c: (c.after.created_at, c.target, c.metric), reverse=True)
     for change in changes:
         log.info("change: %s", change.summary())
@@ -103,13 +104,16 @@ def detect_folder_changes(folder: Path, store: RunStore) -> ChangeReport:
     return report
 
 
-def _records(series: Series) -> list[ChangeRecord]:
+def _records(series: Series, family: int = 1) -> list[ChangeRecord]:
+    """``series``' changes, its intervals corrected for the ``family`` of series searched with it."""
     values = series.values
 
     def explained(index: int) -> bool:
-        return bool(values[index - 1].facts.differences(values[index].facts))
+        """Something was set differently (the machine's measured state, which moves a little
+        between any two runs, draws no change to its boundary)."""
+        return bool(values[index - 1].facts.declared_differences(values[index].facts))
 
-    found = find_changes([v.value for v in values], explained)
+    found = find_changes([v.value for v in values], explained, family)
     return [change_record(series, change) for change in found]
 
 

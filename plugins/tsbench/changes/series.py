@@ -46,15 +46,20 @@ class RunFacts:
     facts: Mapping[str, str]
     state: MachineState | None = None
 
-    def differences(self, later: RunFacts) -> list[Difference]:
-        """What differs from ``self`` to ``later``, in a stable order (versions first); the
-        machine's state only where a figure moved beyond its tolerance (``machine_state``)."""
+    def declared_differences(self, later: RunFacts) -> list[Difference]:
+        """What was set differently from ``self`` to ``later`` (versions, settings, tsbench's commit,
+        parameters, machine, clients, dataset), in a stable order (versions first)."""
         keys = sorted(set(self.facts) | set(later.facts), key=_fact_order)
-        found = [
+        return [
             Difference(what=key, before=self.facts.get(key, ""), after=later.facts.get(key, ""))
             for key in keys
             if self.facts.get(key, "") != later.facts.get(key, "")
         ]
+
+    def differences(self, later: RunFacts) -> list[Difference]:
+        """``declared_differences``, then the machine's state where a figure moved beyond its
+        tolerance (``machine_state``): measured, so it differs a little between any two runs."""
+        found = self.declared_differences(later)
         if self.state is not None and later.state is not None:
             found += [
                 Difference(what=f"machine state {name}", before=old, after=new)
