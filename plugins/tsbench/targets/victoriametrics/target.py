@@ -206,18 +206,20 @@ class VictoriaMetricsTarget(Target):
         return self._call("GET", "/metrics").text
 
     def footprint(self) -> Footprint:
-        """``vm_data_size_bytes`` of every part type (samples and index, on disk and in memory) from
-        the server's own metrics."""
+        """``vm_data_size_bytes`` of the parts on disk (samples and index) from the server's own
+        metrics; the in-memory parts (recent samples, written to disk every few seconds) are listed
+        in ``parts`` but not counted."""
         parts: dict[str, int] = {}
         for line in self._metrics().splitlines():
             if line.startswith('vm_data_size_bytes{type="'):
                 kind = line.split('"')[1]
                 parts[kind] = parts.get(kind, 0) + int(float(line.rsplit(" ", 1)[1]))
         return Footprint(
-            bytes=sum(parts.values()),
+            bytes=sum(size for kind, size in parts.items() if not kind.endswith("/inmemory")),
             note=(
-                "vm_data_size_bytes from /metrics: sample parts (storage/*) and index parts (indexdb/*), "
-                "on disk and in memory; caches and the per-day index's temporary files not counted"
+                "vm_data_size_bytes from /metrics: sample parts (storage/small, storage/big) and index "
+                "parts (indexdb/file) on disk; in-memory parts (not yet on disk) listed, not counted; "
+                "caches not counted"
             ),
             parts=parts,
         )
