@@ -99,6 +99,7 @@ build_is_current() {
 
 # go_build_env [GOFLAG...] : export the Go caches every module build shares ($TSBENCH_OPT/go/{path,mod,
 # cache}) and GOFLAGS (-modcacherw -buildvcs=false and the flags given).
+# shellcheck disable=SC2120  # the flags are optional
 go_build_env() {
     export GOPATH="$TSBENCH_OPT/go/path" GOMODCACHE="$TSBENCH_OPT/go/mod" GOCACHE="$TSBENCH_OPT/go/cache"
     export GOFLAGS="$* -modcacherw -buildvcs=false"
