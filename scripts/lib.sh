@@ -98,10 +98,13 @@ build_is_current() {
 }
 
 # go_build_env [GOFLAG...] : export the Go caches every module build shares ($TSBENCH_OPT/go/{path,mod,
-# cache}) and GOFLAGS (-modcacherw -buildvcs=false and the flags given).
+# cache}), GOFLAGS (-modcacherw -buildvcs=false and the flags given) and GOTOOLCHAIN=local (a module
+# whose go.mod suggests a newer toolchain builds with this machine's Go, or fails saying so, instead of
+# fetching another Go).
 # shellcheck disable=SC2120  # the flags are optional
 go_build_env() {
     export GOPATH="$TSBENCH_OPT/go/path" GOMODCACHE="$TSBENCH_OPT/go/mod" GOCACHE="$TSBENCH_OPT/go/cache"
+    export GOTOOLCHAIN=local
     export GOFLAGS="$* -modcacherw -buildvcs=false"
     GOFLAGS="${GOFLAGS# }"
 }

@@ -93,6 +93,7 @@ LONGEST_FIRST = (
 # take their place by duration like any other scope.
 BUILT_IN_THE_BACKGROUND = {
     "tests/integration/test_influxdb_v2.py": "TSBENCH_INFLUXD2_BUILD_STATUS",
+    "tests/integration/test_influxdb_releases.py": "TSBENCH_INFLUXDB_RELEASES_BUILD_STATUS",
     "tests/integration/test_griddb_server.py": "TSBENCH_GRIDDB_BUILD_STATUS",
     "tests/targets/test_griddb.py": "TSBENCH_GRIDDB_BUILD_STATUS",  # its nameless-rows server tests
     "tests/targets/test_griddb_iot.py": "TSBENCH_GRIDDB_BUILD_STATUS",  # its iot queries server test

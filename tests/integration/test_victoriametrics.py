@@ -109,6 +109,8 @@ def test_facts_version_footprint_settings(victoria) -> None:
     assert target.version() == DEFINITION.version
     footprint = target.footprint()
     assert footprint.bytes > 100_000 and any(kind.startswith("indexdb") for kind in footprint.parts)
+    # the newest samples were waited for until on disk: counted as parts on disk, none in memory
+    assert footprint.parts.get("storage/inmemory", 0) == 0 < footprint.parts["storage/small"]
     settings = target.settings()
     assert settings["-retentionPeriod"] == "100y" and "password" not in str(settings).lower().replace(
         "httpauth", ""

@@ -5,7 +5,10 @@ checked before any work, kept apart by name everywhere and named by version in t
 from __future__ import annotations
 
 import copy
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -23,6 +26,7 @@ from tsbench.targets.questdb.server import QuestDBServer
 from tsbench.targets.registry import load_target, target_colour, target_names, target_title
 from tsbench.targets.releases import Releases, split_instance
 
+ROOT = Path(__file__).resolve().parents[2]
 OLDER = "9.2.3"
 INSTANCE = f"questdb@{OLDER}"
 
@@ -160,3 +164,17 @@ def test_a_release_follows_its_folders_capabilities_in_the_runs_options() -> Non
         RunSpec.parse(targets=["postgres"], versions={"postgres": ["9.9"]}, rollup_after_load=True, scale=10)
     assert "rollup_after_load: none of the run's targets can build a rollup" in str(refused.value)
     assert "versions.postgres: postgres's recipe installs only its pinned version" in str(refused.value)
+
+
+def test_the_install_entry_point_installs_a_declared_release_and_refuses_others() -> None:
+    """``scripts/install.sh <target>@<release>`` reads its variables from ``python -m
+    tsbench.runtimes.definition``: the release's version, an undeclared one refused naming the
+    declared; ``--releases`` lists what CI builds in the background."""
+    run = [sys.executable, "-m", "tsbench.runtimes.definition"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "plugins"), "QUESTDB_VERSION": "9.3.4"}
+    listed = subprocess.run([*run, "--releases", "questdb"], capture_output=True, text=True, env=env)
+    assert listed.stdout.split() == list(RELEASES)
+    at = subprocess.run([*run, INSTANCE], capture_output=True, text=True, env=env, check=True)
+    assert at.stdout == f"QUESTDB_VERSION={OLDER}\n"
+    refused = subprocess.run([*run, "questdb@9.9.9"], capture_output=True, text=True, env=env)
+    assert refused.returncode == 2 and "no release 9.9.9" in refused.stderr and OLDER in refused.stderr

@@ -213,15 +213,26 @@ def local_targets() -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    """``python -m tsbench.runtimes.definition <target>``: the install environment as shell lines;
-    ``--main-job``: the targets ``main.sh`` compares and ``install_all.sh`` installs, one a line."""
+    """``python -m tsbench.runtimes.definition <target>[@<release>]``: the install environment (of that
+    release) as shell lines;
+    ``--main-job``: the targets ``main.sh`` compares and ``install_all.sh`` installs, one a line;
+    ``--releases <target>``: the other releases its recipe installs beside the pin, one a line."""
     if argv == ["--main-job"]:
         sys.stdout.write("".join(f"{name}\n" for name in main_job_targets()))
         return 0
-    if len(argv) != 1 or (definition := load_definition(argv[0])) is None:
-        print("usage: python -m tsbench.runtimes.definition <target with definition.py>", file=sys.stderr)
+    if len(argv) == 2 and argv[0] == "--releases" and (definition := load_definition(argv[1])) is not None:
+        sys.stdout.write("".join(f"{release}\n" for release in definition.releases))
+        return 0
+    target, _, release = argv[0].partition("@") if len(argv) == 1 else ("", "", "")
+    if (definition := load_definition(target) if target else None) is None:
+        usage = "usage: python -m tsbench.runtimes.definition <target with definition.py>[@<release>]"
+        print(usage, file=sys.stderr)
         return 2
-    sys.stdout.write(shell_assignments(definition))
+    if release and release not in definition.releases:
+        known = ", ".join(definition.releases) or "none"
+        print(f"{target}'s recipe installs no release {release} (declared: {known})", file=sys.stderr)
+        return 2
+    sys.stdout.write(shell_assignments(definition.at_release(release) if release else definition))
     return 0
 
 

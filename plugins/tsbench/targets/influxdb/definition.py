@@ -36,6 +36,12 @@ DATA_TABLE: dict[str, TuningValue] = {
     "max-concurrent-compactions": "0",
 }
 
+# Other 1.x releases install.sh builds beside the pin into $TSBENCH_OPT/influxdb/<version>/, so a run's
+# ``versions`` compares them (target instances influxdb@<version>, local processes): the newest 1.x the
+# Go module proxy serves, whose Flux needs its Rust library (flux_build.sh). Each was built and started
+# here with config.py's configuration (tests/integration/test_influxdb_releases.py).
+RELEASES = ("1.13.2",)
+
 DEFINITION = ServerDefinition(
     name="influxdb",
     # InfluxData's package (cloud) and image influxdb:<version>; the local runtime builds the same
@@ -54,4 +60,7 @@ DEFINITION = ServerDefinition(
         "influxdb_conf": toml_text(influxdb_config(CLOUD, {k: cloud_value(v) for k, v in DATA_TABLE.items()}))
     },
     main_job=4,
+    releases=RELEASES,
+    # Docker (image tag) and aws (InfluxData's package) derive their version from the pin alone.
+    release_runtimes=("local",),
 )

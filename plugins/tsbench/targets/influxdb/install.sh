@@ -10,9 +10,10 @@
 #   Go caches: $TSBENCH_OPT/go/{path,mod,cache} (shared with the other Go builds).
 #
 # Recipe: `go install github.com/influxdata/influxdb/cmd/influxd@v<version>` (influxdb 1.x's go.mod
-# has no `replace`, so the go command builds it as published; Flux's Rust parser is behind the
-# `libflux` build tag, which is not set: a pure Go build), with the version stamped into the binary
-# (`-X main.version`), as upstream's release builds do.
+# has no `replace`, so the go command builds it as published), with the version stamped into the
+# binary (`-X main.version`), as upstream's release builds do. 1.8 is pure Go (Flux's Rust parser is
+# behind the `libflux` build tag, not set); from 1.9 on Flux's cgo package needs its Rust library,
+# which flux_build.sh builds (InfluxData's pkg-config and cargo, as for influxd 2).
 #
 # Own conf (server.py; InfluxDB 1.x TOML; every listener moved off the defaults):
 #   reporting-disabled = true
@@ -29,6 +30,8 @@
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../../../scripts/lib.sh"
+# shellcheck source=plugins/tsbench/targets/influxdb/flux_build.sh
+source "$(dirname "${BASH_SOURCE[0]}")/flux_build.sh"
 
 : "${INFLUXDB_VERSION:?from targets/influxdb/definition.py: run scripts/install.sh influxdb}"
 VERSION_DIR="$TSBENCH_OPT/influxdb/$INFLUXDB_VERSION"
@@ -43,10 +46,22 @@ rm -rf "$build_dir"
 mkdir -p "$build_dir" "$VERSION_DIR"
 build_log="$build_dir/build.log"
 
+# From 1.9 on, influxd embeds Flux, whose cgo package needs its Rust library (flux_build.sh): InfluxData's
+# pkg-config at the version the server's go.mod requires builds it with cargo (1.8 is pure Go).
+if [[ "$(printf '%s\n' 1.9 "$INFLUXDB_VERSION" | sort -V | head -n 1)" == 1.9 ]]; then
+    go mod download "$MODULE@v$INFLUXDB_VERSION" >"$build_log" 2>&1 ||
+        die "the Go module proxy does not serve $MODULE@v$INFLUXDB_VERSION (output: $build_log)"
+    module_dir="$(go list -m -f '{{.Dir}}' "$MODULE@v$INFLUXDB_VERSION")"
+    pkg_config_version="$(awk '$1 == "github.com/influxdata/pkg-config" { print $2 }' "$module_dir/go.mod")"
+    [[ -n "$pkg_config_version" ]] || die "influxdb $INFLUXDB_VERSION's go.mod requires no github.com/influxdata/pkg-config"
+    log "influxd $INFLUXDB_VERSION embeds Flux: its Rust library through pkg-config $pkg_config_version"
+    flux_build_env "$build_dir" "$pkg_config_version" >&2
+fi
+
 log "building influxd $INFLUXDB_VERSION from the Go module $MODULE ($(go version | cut -d' ' -f3);" \
-    "about 1.5 min on 2 cores; output in $build_log)"
+    "1.5 min on 2 cores for 1.8, longer with Flux's Rust library; output in $build_log)"
 if ! GOBIN="$build_dir" go install -ldflags "-X main.version=$INFLUXDB_VERSION -X main.branch=v$INFLUXDB_VERSION" \
-    "$MODULE/cmd/influxd@v$INFLUXDB_VERSION" >"$build_log" 2>&1; then
+    "$MODULE/cmd/influxd@v$INFLUXDB_VERSION" >>"$build_log" 2>&1; then
     tail -n 40 "$build_log" >&2
     die "influxd $INFLUXDB_VERSION did not build (full output: $build_log)"
 fi

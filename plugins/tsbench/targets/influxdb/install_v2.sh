@@ -12,7 +12,7 @@
 #   * `go install .../cmd/influxd@v2.7.12` is refused (influxdb's go.mod has a `replace`), so a
 #     throw-away main module takes influxdb's own go.mod and go.sum (same requires, the one
 #     `replace`), is renamed, requires influxdb v2.7.12 and `go build`s cmd/influxd.
-#   * Flux's cgo package needs `pkg-config flux`: InfluxData's pkg-config (Go module
+#   * Flux's cgo package needs `pkg-config flux` (flux_build.sh, shared with the 1.x recipe): InfluxData's pkg-config (Go module
 #     github.com/influxdata/pkg-config at the version influxdb requires; PKG_CONFIG=...) builds
 #     libflux with cargo from crates.io; it delegates to the system pkg-config, so that must be
 #     installed too.
@@ -35,6 +35,8 @@
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../../../scripts/lib.sh"
+# shellcheck source=plugins/tsbench/targets/influxdb/flux_build.sh
+source "$(dirname "${BASH_SOURCE[0]}")/flux_build.sh"
 
 INFLUXDB2_VERSION="${INFLUXDB2_VERSION:-v2.7.12}"
 INFLUXDB2_DIR="$TSBENCH_OPT/influxdb2"
@@ -56,13 +58,7 @@ if [[ -x "$INFLUXD2" && -z "${INFLUXDB2_REBUILD:-}" ]]; then
     exit 0
 fi
 
-apt_install gcc libc6-dev pkg-config
 command -v go >/dev/null || die "go is not on PATH (needed to build influxd)"
-command -v cargo >/dev/null || PATH="$HOME/.cargo/bin:$PATH"
-command -v rustup >/dev/null || die "rustup is not on PATH (needed to build Flux's Rust library)"
-
-export RUSTUP_TOOLCHAIN="${INFLUXDB2_RUST_TOOLCHAIN:-stable}"
-rustc_version="$(rustc --version)" || die "rust toolchain '$RUSTUP_TOOLCHAIN' is not usable (rustup)"
 go_build_env -mod=mod
 
 rm -rf "$BUILD_DIR"
@@ -78,19 +74,6 @@ run() {
     fi
 }
 
-cat >rustc-wrap.sh <<'EOF'
-#!/bin/sh
-# RUSTC_WRAPPER: rustc "$@" with --cap-lints warn, unless cargo already caps lints.
-rustc="$1"
-shift
-for arg in "$@"; do
-    [ "$arg" = "--cap-lints" ] && exec "$rustc" "$@"
-done
-exec "$rustc" "$@" --cap-lints warn
-EOF
-chmod +x rustc-wrap.sh
-export RUSTC_WRAPPER="$BUILD_DIR/rustc-wrap.sh"
-
 # The build module: influxdb's own go.mod and go.sum, renamed, requiring influxdb itself.
 run go mod download "$INFLUXDB_MODULE@$INFLUXDB2_VERSION"
 module_info="$(go list -m -f '{{.Dir}} {{.Time.UTC.Format "2006-01-02T15:04:05Z"}}' \
@@ -104,8 +87,9 @@ go mod edit -module tsbench.local/influxd2build -require="$INFLUXDB_MODULE@$INFL
 pkg_config_version="$(go list -m -f '{{.Version}}' github.com/influxdata/pkg-config)" ||
     die "influxdb $INFLUXDB2_VERSION does not require github.com/influxdata/pkg-config"
 log "go install github.com/influxdata/pkg-config@$pkg_config_version"
-run env GOBIN="$BUILD_DIR/bin" go install github.com/influxdata/pkg-config
-export PKG_CONFIG="$BUILD_DIR/bin/pkg-config"
+INFLUXDB_RUST_TOOLCHAIN="${INFLUXDB2_RUST_TOOLCHAIN:-${INFLUXDB_RUST_TOOLCHAIN:-stable}}"
+flux_build_env "$BUILD_DIR" "$pkg_config_version" >&2
+rustc_version="$(rustc --version)"
 
 log "building influxd $INFLUXDB2_VERSION with $rustc_version" \
     "(~8 min on 2 cores from empty caches; output in $build_log)"

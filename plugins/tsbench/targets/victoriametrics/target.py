@@ -8,6 +8,7 @@ millisecond, every copy kept (no deduplication interval)."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlencode
@@ -23,6 +24,7 @@ from tsbench.targets.victoriametrics import dialect
 from tsbench.targets.victoriametrics.answers import data_of, merged_rows
 from tsbench.targets.victoriametrics.definition import DEFINITION
 from tsbench.targets.victoriametrics.server import USER, VictoriaMetricsServer, version_of
+from tsbench.timeutil import parse_duration
 from tsbench.workload.kept import Keeps
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.usecases import UseCase
@@ -101,6 +103,14 @@ class VictoriaSession:
 
     def close(self) -> None:
         self.http.close()
+
+
+FLUSH_INTERVAL_S = parse_duration(str(DEFINITION.tuning["inmemoryDataFlushInterval"])) / 1e9
+
+
+def in_memory(parts: dict[str, int]) -> int:
+    """Bytes of the in-memory parts (not yet on disk) among ``vm_data_size_bytes`` by part type."""
+    return sum(size for kind, size in parts.items() if kind.endswith("/inmemory"))
 
 
 class VictoriaMetricsTarget(Target):
@@ -207,22 +217,31 @@ class VictoriaMetricsTarget(Target):
 
     def footprint(self) -> Footprint:
         """``vm_data_size_bytes`` of the parts on disk (samples and index) from the server's own
-        metrics; the in-memory parts (recent samples, written to disk every few seconds) are listed
-        in ``parts`` but not counted."""
+        metrics, once the in-memory parts (the newest samples) were written to disk: VictoriaMetrics
+        does that every ``-inmemoryDataFlushInterval``; this waits up to three intervals for it, and
+        counts what is still in memory then (the note says so)."""
+        deadline = time.monotonic() + 3 * FLUSH_INTERVAL_S
+        while (parts := self._data_sizes()) and in_memory(parts) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        pending = in_memory(parts)
+        note = (
+            "vm_data_size_bytes from /metrics: sample parts (storage/small, storage/big) and index parts "
+            f"(indexdb/file) on disk, after the in-memory parts were written (every "
+            f"{DEFINITION.tuning['inmemoryDataFlushInterval']}); caches not counted"
+        )
+        if pending:
+            note += f"; {pending:,} bytes still in memory after {3 * FLUSH_INTERVAL_S:.0f} s, counted too"
+        on_disk = sum(size for kind, size in parts.items() if not kind.endswith("/inmemory"))
+        return Footprint(bytes=on_disk + pending, note=note, parts=parts)
+
+    def _data_sizes(self) -> dict[str, int]:
+        """``vm_data_size_bytes`` by part type (``storage/small``, ``indexdb/inmemory``, ...)."""
         parts: dict[str, int] = {}
         for line in self._metrics().splitlines():
             if line.startswith('vm_data_size_bytes{type="'):
                 kind = line.split('"')[1]
                 parts[kind] = parts.get(kind, 0) + int(float(line.rsplit(" ", 1)[1]))
-        return Footprint(
-            bytes=sum(size for kind, size in parts.items() if not kind.endswith("/inmemory")),
-            note=(
-                "vm_data_size_bytes from /metrics: sample parts (storage/small, storage/big) and index "
-                "parts (indexdb/file) on disk; in-memory parts (not yet on disk) listed, not counted; "
-                "caches not counted"
-            ),
-            parts=parts,
-        )
+        return parts
 
     def version(self) -> str:
         for line in self._metrics().splitlines():
