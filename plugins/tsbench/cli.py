@@ -153,11 +153,16 @@ def cmd_study(args: argparse.Namespace) -> str:
     study = load_study(args.file)
     overrides = values(args, RUN_PARAMETERS)
     if args.plan_only:
+        from tsbench.sweep.plan_text import fit_lines, stage_lines
         from tsbench.verdicts.coverage import coverage_line
 
-        plan = study.plan(args.size, overrides)
+        plan = study.plan(args.size, overrides, fit=False)
         judged = f"; {coverage_line(study.claims_coverage(args.size, overrides))}" if study.published else ""
-        return f"study {study.name} ({args.size or study.default_size}): {plan.summary()}{judged}"
+        table = "\n".join(["", *stage_lines(plan.estimate), "", *fit_lines(plan.estimate)])
+        print(f"study {study.name} ({args.size or study.default_size}): {plan.summary()}{judged}\n{table}")
+        if plan.estimate.problems():
+            raise SpecError([("plan", problem) for problem in plan.estimate.problems()])
+        return "the plan fits its machines"
     args.latest_folder = args.latest_folder or study.latest_folder
     return _run_pipeline(args, study.params_for(args.size, overrides), study.limits(args.size), study=study)
 

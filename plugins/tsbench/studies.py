@@ -100,9 +100,12 @@ class Study(BaseModel):
             lines += [f"- {text}" for text in self.differences]
         return "\n".join(lines)
 
-    def plan(self, size: str | None = None, overrides: dict[str, Any] | None = None) -> SweepPlan:
-        """The validated points of a size (SpecError naming every problem, before any work)."""
-        return expand_sweep(self.params_for(size, overrides), self.limits(size))
+    def plan(
+        self, size: str | None = None, overrides: dict[str, Any] | None = None, fit: bool = True
+    ) -> SweepPlan:
+        """The validated points of a size (SpecError naming every problem, before any work; with
+        ``fit`` False, not its fit on its machines: ``expand_sweep``)."""
+        return expand_sweep(self.params_for(size, overrides), self.limits(size), fit)
 
     def claims_coverage(
         self, size: str | None = None, overrides: dict[str, Any] | None = None
@@ -111,7 +114,8 @@ class Study(BaseModel):
         if self.published is None:
             return []
         points = [
-            PlannedPoint(p.spec.model_dump(), p.spec.rows_total) for p in self.plan(size, overrides).points
+            PlannedPoint(p.spec.model_dump(), p.spec.rows_total)
+            for p in self.plan(size, overrides, fit=False).points
         ]
         return claims_coverage(self.published, points, self.params_for(size, overrides))
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -38,6 +39,7 @@ from tsbench.runtimes.aws_pricing import host_price, price_table, terraform_defa
 from tsbench.runtimes.options import AwsOptions
 from tsbench.runtimes.select import machine_price
 from tsbench.spec import RunSpec
+from tsbench.studies import load_study
 
 ROOT = Path(__file__).resolve().parents[2]
 OLD = ROOT / "tests" / "data" / "run_before_issue43"
@@ -238,9 +240,24 @@ def _plan_only(study: str, size: str, *more: str) -> str:
 
 def test_plan_only_shows_a_paper_sizes_estimated_cost_and_no_price_locally() -> None:
     cidr = '{"orchestrator_cidr": ["203.0.113.7/32"]}'
-    paper = _plan_only("a_fixstars_2023.yaml", "paper", "--aws", cidr)
-    hours = 207_152_640_000 / 100_000 / 3_600
-    assert f"estimated cost ≥ ${hours * STUDY_A_PER_H:,.2f}: {hours:,.1f} h of loading" in paper
+    paper = _plan_only("c_sjsu_2023.yaml", "paper", "--aws", cidr)
+    per_h = machine_price(
+        load_study(ROOT / "studies" / "c_sjsu_2023.yaml")
+        .plan("paper", {"aws": json.loads(cidr)})
+        .points[0]
+        .spec
+    ).usd_per_h
+    cost = re.search(
+        r"estimated cost ≥ \$([\d,.]+): ([\d,.]+) host-hours of loading and querying × "
+        r"\$([\d.]+) per host-hour",
+        paper,
+    )
+    assert cost is not None, paper
+    usd, hours, shown_per_h = (float(g.replace(",", "")) for g in cost.groups())
+    assert shown_per_h == pytest.approx(per_h, abs=0.0005) and usd == pytest.approx(
+        hours * per_h,
+        abs=0.05 * per_h + 0.01,  # the hours are shown to 0.1
+    )
     assert f"m5.2xlarge benchmark host, its volumes and address; AWS on-demand prices of {DATE}" in paper
     assert "(an estimate, not a quote)" in paper
     assert "; no price (local);" in _plan_only("a_fixstars_2023.yaml", "small")

@@ -42,6 +42,7 @@ from tsbench.run.comparison import collect_comparison, plan_comparison, write_pl
 from tsbench.run.phases import BY_NAME, PHASE_NAMES, phase_steps, step_name
 from tsbench.studies import Study
 from tsbench.sweep.plan import SweepLimits
+from tsbench.sweep.plan_text import fit_lines, stage_lines
 
 log = logging.getLogger("tsbench.run.pipeline")
 REPO = Path(__file__).resolve().parents[3]  # plugins/tsbench/run/pipeline.py → the repository
@@ -271,6 +272,8 @@ def plan_run(
     plan = write_plan(folder, sweep, study)
     log.info("plan: %s, %s point(s) × targets %s", folder, len(sweep.points), plan.targets)
     log.info("plan: %s", plan.summary)
+    for line in [*stage_lines(sweep.estimate), *fit_lines(sweep.estimate)]:
+        log.info("plan: %s", line)  # each stage's estimate and where it came from (docs/planning.md)
     return PlannedRun(
         folder=str(folder),
         scales=plan.scales,

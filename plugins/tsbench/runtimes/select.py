@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from tsbench.results.cost_records import MachinePrice
 from tsbench.runtimes.base import Runtime
 from tsbench.runtimes.options import AwsOptions, DockerOptions
+from tsbench.runtimes.shapes import MachineShape, aws_host, this_machine
 
 
 class RuntimeChoice(Protocol):
@@ -87,3 +88,13 @@ def machine_price(spec: RuntimeChoice) -> MachinePrice:
 
         return host_price(spec.aws)
     return MachinePrice.none(spec.runtime, f"no price ({spec.runtime})")
+
+
+def machine_shape(spec: RuntimeChoice) -> MachineShape:
+    """The machine the spec's databases run on, for the plan (``runtimes/shapes.py``): ``aws`` → the
+    declared instance type and data volume; ``local`` and ``docker`` → this machine."""
+    if spec.runtime == "aws":
+        return aws_host(spec.aws)
+    from tsbench.runtimes.local import state_root
+
+    return this_machine(state_root())

@@ -10,25 +10,24 @@ with the axis value that provokes it, and refused above ``SweepLimits`` with the
 share a dataset share it (``dataset_groups``); points that differ only in client settings (workers,
 batch size, trials) can share one provisioned server (``server_groups``).
 
-Estimates are labelled as such: rows/s and bytes per row are assumptions (``ASSUMED_*``), not
-measurements, and serve only to refuse a sweep that is plainly too big for the machine.
+The plan's time, disk and memory come from measured costs (``sweep.estimate``): a sweep whose
+estimate is over ``SweepLimits.max_hours``, or that does not fit its machine's disk or memory, is
+refused with the numbers.
 """
 
 from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from tsbench.runtimes.select import machine_price
 from tsbench.spec import DEFAULT_START, DatasetSpec, RunSpec, SpecError
 from tsbench.sweep.axes import AXIS_NAMES, BY_AXIS, axis_text
+from tsbench.sweep.estimate import PlanEstimate, estimate_plan
 from tsbench.timeutil import format_duration, parse_duration, parse_instant
 from tsbench.workload.usecases import get_use_case
-
-ASSUMED_ROWS_PER_S = 100_000  # per target, load; a conservative figure for the estimate only
-ASSUMED_DATASET_BYTES_PER_ROW = 40  # Parquet of cpu rows, compressed (measured ~25-35 B)
-ASSUMED_STORED_BYTES_PER_ROW = 120  # the largest footprint per cpu row among the local targets
 
 
 @dataclass(frozen=True)
@@ -95,38 +94,45 @@ class SweepPlan:
     def rows_loaded(self) -> int:
         return sum(p.spec.rows_total * p.spec.trials * len(p.spec.targets) for p in self.points)
 
-    def estimated_hours(self) -> float:
-        return self.rows_loaded() / ASSUMED_ROWS_PER_S / 3600
+    @cached_property
+    def estimate(self) -> PlanEstimate:
+        """Time, disk and memory per stage, from measured costs (``sweep.estimate``)."""
+        return estimate_plan(self)
 
-    def estimated_disk_bytes(self) -> int:
-        """Datasets kept side by side, plus the largest point's stored data (one target at a time)."""
-        largest = max(p.spec.rows_total for p in self.points)
-        return self.rows_generated() * ASSUMED_DATASET_BYTES_PER_ROW + largest * ASSUMED_STORED_BYTES_PER_ROW
+    def estimated_hours(self) -> float:
+        """Wall hours on the declared machine (the estimate's machine rule)."""
+        return self.estimate.hours()
 
     def estimated_cost(self) -> str:
-        """The estimated cost of the plan's load hours (``estimated_hours``: every target's loads, each
-        target on a host of its own, so host-hours) at the price per hour of one host of the spec's
-        runtime (``runtimes.select.machine_price``), in USD, as a sentence; or why there is no price.
-        A lower bound, as the hours are: a host also lives while it is provisioned, settles and is
-        queried."""
+        """The estimated cost of the database hosts' hours (``PlanEstimate.host_hours``: each target
+        on a host of its own, so host-hours) at the price per hour of one host of the spec's runtime
+        (``runtimes.select.machine_price``), in USD, as a sentence; or why there is no price. A lower
+        bound, as the hours are: a host also lives while it is provisioned, settles and is torn down."""
         price = machine_price(self.points[0].spec)
         if not price.priced or price.usd_per_h is None:
             return price.no_price
-        hours = self.estimated_hours()
+        hours = self.estimate.host_hours()
         return (
-            f"estimated cost ≥ ${hours * price.usd_per_h:,.2f}: {hours:,.1f} h of loading × "
-            f"${price.usd_per_h:.3f} per host-hour ({price.lines[0].item}, its volumes and address; AWS "
-            f"on-demand prices of {price.table_date}), more with provisioning, settling and queries "
+            f"estimated cost ≥ ${hours * price.usd_per_h:,.2f}: {hours:,.1f} host-hours of loading and "
+            f"querying × ${price.usd_per_h:.3f} per host-hour ({price.lines[0].item}, its volumes and "
+            f"address; AWS on-demand prices of {price.table_date}), more with provisioning and settling "
             "(an estimate, not a quote)"
         )
 
     def summary(self) -> str:
+        estimate = self.estimate
+        scaled = estimate.hours() != estimate.hours(scaled=False)
+        at_speed = (
+            f" ({estimate.hours(scaled=False):,.1f} h at the measuring machine's speed)" if scaled else ""
+        )
         return (
             f"{len(self.points)} point(s) over {', '.join(self.varied) or 'no axis'}; "
             f"{len(self.dataset_groups())} dataset(s), {self.rows_generated():,} rows generated, "
-            f"{self.rows_loaded():,} rows loaded; estimated ≥ {self.estimated_hours():.1f} h at "
-            f"{ASSUMED_ROWS_PER_S:,} rows/s per load and ~{self.estimated_disk_bytes() / 1e9:,.1f} GB "
-            f"of disk (assumptions, not measurements); {self.estimated_cost()}"
+            f"{self.rows_loaded():,} rows loaded; estimated {estimate.hours():,.1f} h on {estimate.host.what}"
+            f"{at_speed}, ~{estimate.orchestrator_disk_bytes() / 1e9:,.1f} GB of datasets and wire bodies, "
+            f"~{estimate.host_disk_bytes() / 1e9:,.1f} GB in the largest database, orchestrator peak "
+            f"~{estimate.peak_rss_bytes() / 2**30:,.1f} GiB (from measured costs: --plan-only lists each "
+            f"stage); {self.estimated_cost()}"
         )
 
 
@@ -171,11 +177,12 @@ def _budget_end(values: dict[str, Any], budget: int, scale: Any) -> tuple[int | 
     return start + budget // scale * interval, None
 
 
-def expand_sweep(params: dict[str, Any], limits: SweepLimits = SweepLimits()) -> SweepPlan:
+def expand_sweep(params: dict[str, Any], limits: SweepLimits = SweepLimits(), fit: bool = True) -> SweepPlan:
     """Validate ``params`` (RunSpec fields; the axes of ``tsbench.sweep.axes`` may be lists;
     ``duration`` instead of ``end``; ``row_budget`` for cardinality mode) and return the product.
     Raises ``SpecError`` naming every problem — with the axis value that provokes it — and when
-    the product is over ``limits``."""
+    the product is over ``limits`` or, with ``fit``, does not fit its machines (``PlanEstimate.problems``;
+    without it the plan is returned to be shown, as ``--plan-only`` does before refusing it)."""
     values = {k: v for k, v in params.items() if v is not None and v != ""}
     problems: list[tuple[str, str]] = []
     axes = {axis: _axis_values(values, axis, problems) for axis in AXIS_NAMES}
@@ -209,7 +216,7 @@ def expand_sweep(params: dict[str, Any], limits: SweepLimits = SweepLimits()) ->
     if problems:
         raise SpecError(problems)
     plan = SweepPlan(points, varied)
-    _check_limits(plan, limits)
+    _check_limits(plan, limits, fit)
     return plan
 
 
@@ -226,7 +233,7 @@ def _add(problems: list[tuple[str, str]], entry: tuple[str, str]) -> None:
         problems.append(entry)
 
 
-def _check_limits(plan: SweepPlan, limits: SweepLimits) -> None:
+def _check_limits(plan: SweepPlan, limits: SweepLimits, fit: bool) -> None:
     problems = []
     if len(plan.points) > limits.max_points:
         problems.append(("sweep", f"{len(plan.points):,} points exceed the limit of {limits.max_points:,}"))
@@ -236,12 +243,10 @@ def _check_limits(plan: SweepPlan, limits: SweepLimits) -> None:
         )
     if plan.estimated_hours() > limits.max_hours:
         problems.append(
-            (
-                "sweep",
-                f"estimated {plan.estimated_hours():,.1f} h (at {ASSUMED_ROWS_PER_S:,} rows/s per load) "
-                f"exceeds the limit of {limits.max_hours:g} h",
-            )
+            ("sweep", f"estimated {plan.estimated_hours():,.1f} h exceed the limit of {limits.max_hours:g} h")
         )
+    if fit:
+        problems.extend(("sweep", problem) for problem in plan.estimate.problems())
     if problems:
         problems.append(("sweep", plan.summary()))
         raise SpecError(problems)
