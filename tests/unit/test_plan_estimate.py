@@ -67,6 +67,25 @@ def test_a_figure_is_read_off_the_line_through_the_two_largest_sizes_or_the_powe
     assert quadratic is not None and quadratic.exponent("wall_s") == pytest.approx(2.0)
     assert quadratic.at("wall_s", 100_000_000) == pytest.approx(10_000.0)  # not the line's 1,090
     assert curve.source() == "measured at 1.0 M and 10.0 M rows on 2026-12-03 (2 cores)"
+    three = MeasuredCosts.from_json(
+        {
+            "format": "tsbench-measured-costs/1",
+            "measurements": [MEASURED],
+            "stages": {
+                "generate": {
+                    "measurement": 0,
+                    "rows": [1_000_000, 10_000_000, 100_000_000],
+                    "wall_s": [1.0, 2.0, 200.0],
+                }
+            },
+        }
+    ).stage("generate")
+    assert three is not None
+    assert three.at("wall_s", 5_500_000) == pytest.approx(1.5)  # between 1 M and 10 M: their line
+    assert three.at("wall_s", 55_000_000) == pytest.approx(101.0)  # between 10 M and 100 M
+    assert three.at("wall_s", 1_000_000_000) == pytest.approx(200.0 * 10**2)  # beyond: b = 2
+    assert three.source(5_500_000) == "measured at 1.0 M and 10.0 M rows on 2026-12-03 (2 cores)"
+    assert three.source(10**10).endswith("read ×100 beyond the largest")
 
 
 def test_the_stages_of_a_local_plan_come_from_the_measured_costs_per_dataset_point_and_query() -> None:

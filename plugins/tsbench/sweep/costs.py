@@ -2,9 +2,10 @@
 and bytes stored, at several sizes on one machine (``measured_costs.json`` beside this module,
 written by ``bench/stage_costs.py --coefficients``), and the rule that reads them at another size.
 
-Size rule (``StageCurve.at``): a figure at ``rows`` is read off the line through the stage's two
-largest measured sizes (its fixed part and its part per row), never below zero. Where the stage grew
-faster than linearly between them (exponent > ``SUPERLINEAR_B``), it is read off the power law
+Size rule (``StageCurve.at``): a figure at ``rows`` is read off the line through the two measured
+sizes around it (its fixed part and its part per row; below the smallest, the two smallest; beyond
+the largest, the two largest), never below zero. Beyond the largest, where the stage grew faster
+than linearly between the two largest (exponent > ``SUPERLINEAR_B``), it is read off the power law
 through them instead, so an estimate never assumes the growth straightens out. Memory is read the
 same way: a flat stage stays flat, a growing one keeps growing.
 """
@@ -87,22 +88,32 @@ class StageCurve:
     def has(self, figure: str) -> bool:
         return figure in self.figures
 
-    def exponent(self, figure: str) -> float | None:
-        """b in figure ∝ rows^b between the two largest sizes (None where a figure is ≤ 0)."""
-        (r1, r2), (v1, v2) = self.rows[-2:], self.figures[figure][-2:]
+    def _segment(self, rows: int) -> int:
+        """The index of the measured size the figure at ``rows`` is read from with the next one: the
+        two sizes around ``rows``, or the two smallest below them, or the two largest beyond them."""
+        inside = [i for i in range(len(self.rows) - 1) if rows <= self.rows[i + 1]]
+        return inside[0] if inside else len(self.rows) - 2
+
+    def exponent(self, figure: str, rows: int | None = None) -> float | None:
+        """b in figure ∝ rows^b between the two sizes read at ``rows`` (default: the two largest);
+        None where a figure is ≤ 0."""
+        i = self._segment(rows if rows is not None else self.rows[-1] + 1)
+        (r1, r2), (v1, v2) = self.rows[i : i + 2], self.figures[figure][i : i + 2]
         return math.log(v2 / v1) / math.log(r2 / r1) if v1 > 0 and v2 > 0 else None
 
     def at(self, figure: str, rows: int) -> float:
         """The figure at ``rows`` (the size rule of the module docstring)."""
-        (r1, r2), (v1, v2) = self.rows[-2:], self.figures[figure][-2:]
-        b = self.exponent(figure)
-        if b is not None and b > SUPERLINEAR_B:
+        i = self._segment(rows)
+        (r1, r2), (v1, v2) = self.rows[i : i + 2], self.figures[figure][i : i + 2]
+        b = self.exponent(figure, rows)
+        if rows > r2 and b is not None and b > SUPERLINEAR_B:
             return v2 * (rows / r2) ** b
         return max(0.0, v1 + (v2 - v1) * (rows - r1) / (r2 - r1))
 
     def source(self, rows: int = 0) -> str:
         """Where the figure at ``rows`` comes from, and how far beyond the measured sizes it reaches."""
-        sizes = " and ".join(f"{r / 1e6:,.1f} M" for r in self.rows[-2:])
+        i = self._segment(rows)
+        sizes = " and ".join(f"{r / 1e6:,.1f} M" for r in self.rows[i : i + 2])
         where = self.measurement
         beyond = rows / self.rows[-1]
         reach = f", read ×{beyond:,.0f} beyond the largest" if beyond >= EXTRAPOLATED else ""
