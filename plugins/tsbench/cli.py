@@ -160,8 +160,8 @@ def cmd_study(args: argparse.Namespace) -> str:
         judged = f"; {coverage_line(study.claims_coverage(args.size, overrides))}" if study.published else ""
         table = "\n".join(["", *stage_lines(plan.estimate), "", *fit_lines(plan.estimate)])
         print(f"study {study.name} ({args.size or study.default_size}): {plan.summary()}{judged}\n{table}")
-        if plan.estimate.problems():
-            raise SpecError([("plan", problem) for problem in plan.estimate.problems()])
+        if problems := plan.estimate.problems():
+            raise SpecError([("plan", problem) for problem in problems])
         return "the plan fits its machines"
     args.latest_folder = args.latest_folder or study.latest_folder
     return _run_pipeline(args, study.params_for(args.size, overrides), study.limits(args.size), study=study)

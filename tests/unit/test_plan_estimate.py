@@ -226,3 +226,22 @@ def test_plan_only_shows_every_stage_then_refuses_a_size_that_does_not_fit_its_d
     assert "database host: m5.2xlarge (8 vCPU, 32 GiB)" in shown.stdout
     assert "plan: disk: the largest database need ~" in shown.stderr
     assert "(its 1,024 GB gp3 data volume on m5.2xlarge" in shown.stderr
+
+
+def test_another_use_case_says_it_was_read_as_cpu_only_rows_and_validation_is_read_at_the_most_hosts() -> (
+    None
+):
+    plan = expand_sweep(
+        {
+            "targets": ["questdb"],
+            "use_case": "devops",
+            "scales": [100, 1157],
+            "duration": "1d",
+            "runtime": "local",
+        }
+    )
+    stages = estimate_plan(plan, SOME).stages
+    measured = [s for s in stages if s.seconds]
+    assert measured and all(s.source.endswith("; as cpu-only rows (this is devops)") for s in measured)
+    (validate,) = [s for s in stages if s.stage == "validate"]
+    assert validate.point == "the run" and validate.seconds == pytest.approx(5.0)  # flat, at 1,157 hosts

@@ -3,8 +3,8 @@ the machine the plan declares (``runtimes.shapes``), and whether it fits there.
 
 Which stages a plan runs: per dataset (points that share one): generation, the oracle's answers and
 each target's wire encoding; per point and target: the load (× trials), the queries (every query of
-every pass), the live phase (its declared seconds); once: validation and the report, at the largest
-point with the most hosts. Provisioning, settling and teardown are not counted (seconds, not hours).
+every pass), the live phase (its declared seconds); once: validation and the report, at the point
+with the most hosts. Provisioning, settling and teardown are not counted (seconds, not hours).
 
 A query reads a fixed window (an hour to a day) of one, eight or all hosts: its cost is read at the
 point's hosts (rows of as many hosts over the measured span), not at its rows — a study of 200
@@ -14,7 +14,7 @@ another use case is estimated as if its rows were cpu-only ones, and the stage s
 
 Machine rule: the database stages (load, queries) run on the database host, whose server used all
 of the measuring machine's cores: on a host with more cores their time is divided by the ratio of
-cores (linear in cores — an optimistic bound; ``hours_unscaled`` is the time at the measuring
+cores (linear in cores — an optimistic bound; ``hours(scaled=False)`` is the time at the measuring
 machine's speed, the pessimistic one). The orchestrator's stages (generation, oracle, encoding,
 validation, report) run where tsbench runs and are never scaled. Disk class is not scaled: the loads
 measured kept the server at 137–196 % of 2 cores (CPU-bound), so a faster disk is not assumed to help.
@@ -187,14 +187,12 @@ def estimate_stages(plan: SweepPlan, estimator: PlanEstimator) -> list[StageEsti
     """Every stage of ``plan`` (the module docstring says which), each with its point's label."""
     stages: list[StageEstimate] = []
     for group in plan.dataset_groups().values():
-        stages.extend(replace(s, point=group[0].label()) for s in estimator.dataset_stages(group[0].spec))
+        stages.extend(estimator.labelled(group[0], estimator.dataset_stages(group[0].spec)))
     for point in plan.points:
         for instance in point.spec.targets:
-            stages.extend(
-                replace(s, point=point.label()) for s in estimator.target_stages(point.spec, instance)
-            )
-    largest = max(plan.points, key=lambda p: p.spec.rows_total)
-    stages.extend(replace(s, point="the run") for s in estimator.run_stages(largest.spec))
+            stages.extend(estimator.labelled(point, estimator.target_stages(point.spec, instance)))
+    widest = max(plan.points, key=lambda p: p.spec.scale)
+    stages.extend(estimator.labelled(widest, estimator.run_stages(widest.spec), "the run"))
     return stages
 
 
