@@ -133,7 +133,7 @@ def cmd_answers(args: argparse.Namespace) -> str:
     oracle = Oracle(dataset)
     try:
         with Progress("answers", total=len(queries), unit="queries") as progress:
-            out = write_answers(args.out, oracle.answers(queries, progress))
+            out = write_answers(args.out, oracle.streamed_answers(queries, progress))
     finally:
         oracle.close()
     return _summary("answered", len(queries), "queries", time.perf_counter() - started, out)

@@ -111,6 +111,19 @@ def test_answers_file_round_trip(tmp_path, small_dataset: Dataset, oracle: Oracl
     assert "nope#0" not in lazy
 
 
+def test_streamed_answers_are_written_as_the_answers_held_in_memory(
+    tmp_path, monkeypatch, small_dataset: Dataset, oracle: Oracle
+) -> None:
+    """DuckDB's order (``sorted_sql``) is the order ``Answer`` sorts into in Python, part by part:
+    fetched 7 rows at a time, the streamed file is byte for byte the in-memory one."""
+    queries = generate_queries(DataRange.of(small_dataset), CPU_TYPES, 2, seed=5)
+    held = write_answers(tmp_path / "held.jsonl", oracle.answers(queries))
+    monkeypatch.setattr("tsbench.workload.oracle.FETCH_ROWS", 7)
+    streamed = write_answers(tmp_path / "streamed.jsonl", oracle.streamed_answers(queries))
+    assert streamed.read_bytes() == held.read_bytes()
+    assert max(len(line) for line in held.read_text().splitlines()) > 10_000  # answers of many parts
+
+
 def test_float_means_are_exact_enough(small_dataset: Dataset, frame: pd.DataFrame, oracle: Oracle) -> None:
     q = generate_queries(DataRange.of(small_dataset), ["double-groupby-5"], 1, seed=9)[0]
     ours = np.array([row[2:] for row in oracle.answer(q).rows], dtype=float)

@@ -117,7 +117,7 @@ def _answer(dataset: Dataset, folder: PointFolder, queries: list[LogicalQuery], 
     if queries:
         oracle = Oracle(dataset, keeps=view)
         try:
-            write_answers(path, oracle.answers(queries))
+            write_answers(path, oracle.streamed_answers(queries))
         finally:
             oracle.close()
     else:  # a load-only run (iot has no query types yet): nothing to answer

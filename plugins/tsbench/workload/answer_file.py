@@ -12,11 +12,14 @@ import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from tsbench.results.files import atomic_writer
 from tsbench.workload.answers import Answer, Comparison, compare, compare_rows
 from tsbench.workload.queries import LogicalQuery, read_jsonl
+
+if TYPE_CHECKING:
+    from tsbench.workload.oracle import StreamedAnswer
 
 _ID = re.compile(rb'\{"id":("(?:[^"\\]|\\.)*")')
 _ROWS = '"rows":['  # an answer line ends with its rows
@@ -26,9 +29,12 @@ WRITE_CHUNK_ROWS = 65_536  # rows encoded at a time
 _SEPARATORS = (",", ":")
 
 
-def write_answers(path: str | os.PathLike[str], answered: Iterable[tuple[LogicalQuery, Answer]]) -> Path:
+def write_answers(
+    path: str | os.PathLike[str], answered: Iterable[tuple[LogicalQuery, Answer | StreamedAnswer]]
+) -> Path:
     """Write answers.jsonl atomically (``results.files.atomic_writer``); each answer's rows are
-    encoded a chunk at a time (``Answer.row_chunks``), so a line is never built whole in memory."""
+    encoded a chunk at a time (``row_chunks``), so a line is never built whole in memory, and a
+    streamed answer (``Oracle.streamed_answers``) is never held whole either."""
     with atomic_writer(path) as raw:
         handle = io.TextIOWrapper(raw, encoding="utf-8")
         for query, answer in answered:

@@ -140,6 +140,20 @@ class Answer:
         answer._sort()
         return answer
 
+    @staticmethod
+    def normalised_parts(
+        qtype: QueryType, parts: Iterable[list[Any]], fields: tuple[str, ...] | None = None
+    ) -> Iterator[list[tuple[Any, ...]]]:
+        """Raw parts normalised as ``adopt_parts`` normalises them, each given back (as tuples) before
+        the next is decoded, in the order they came: an answer never held whole."""
+        columns, _ = answer_columns(qtype, fields)
+        texts: dict[str, str] = {}
+        for part in parts:
+            _check_width(qtype, columns, part)
+            rows = ColumnRows(len(columns))
+            rows.extend_raw(part, _cell, texts)
+            yield from rows.chunks(max(len(rows), 1))
+
     def _sort(self) -> None:
         """By the key columns (all columns when there is no key); NULLs last."""
         index = [self.columns.index(k) for k in self.key] or list(range(len(self.columns)))

@@ -7,10 +7,11 @@ float64; buckets are ``floor(epoch_ns / bucket_ns) * bucket_ns`` (aligned to the
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from tsbench.progress import Progress
-from tsbench.workload.answers import Answer
+from tsbench.workload.answers import Answer, answer_columns
 from tsbench.workload.iot_oracle import IOT_ORACLE, measurement_view
 from tsbench.workload.kept import Keeps, kept_rows_sql
 from tsbench.workload.queries import LogicalQuery
@@ -65,9 +66,10 @@ def oracle_sql(query: LogicalQuery) -> tuple[str, list[Any]]:
             f"{_window(query, params)} AND {_host_filter(query, params)} AND usage_user > {qtype.threshold}"
         )
         return f"SELECT t, entity, {all_fields} FROM rows_ns WHERE {where}", params
-    if qtype.kind is Kind.LASTPOINT:
+    if qtype.kind is Kind.LASTPOINT:  # each entity's last instant, then its rows at that instant
+        last = "(SELECT entity, max(t) AS t FROM rows_ns GROUP BY entity)"
         return (
-            f"SELECT entity, t, {all_fields} FROM rows_ns "
+            f"SELECT entity, t, {all_fields} FROM rows_ns SEMI JOIN {last} AS last USING (entity, t) "
             "QUALIFY row_number() OVER (PARTITION BY entity ORDER BY t DESC) = 1",
             params,
         )
@@ -85,6 +87,28 @@ def oracle_sql(query: LogicalQuery) -> tuple[str, list[Any]]:
         where = f"{_window(query, params)} AND {_host_filter(query, params)}"
         return f"SELECT {agg}({fields[0]})::DOUBLE FROM rows_ns WHERE {where}", params
     raise ValueError(f"the oracle has no rule for query kind {qtype.kind}")
+
+
+def sorted_sql(sql: str, columns: list[str], key: list[str]) -> str:
+    """``sql``'s rows in answer order (``Answer``'s sort): by the key columns, then the others so that
+    the order is fixed, NULLs last; sorted by DuckDB, spilling to disk rather than held in Python."""
+    first = [columns.index(name) for name in key]
+    order = first + [index for index in range(len(columns)) if index not in first]
+    return f"SELECT * FROM ({sql}) ORDER BY " + ", ".join(f"{i + 1} NULLS LAST" for i in order)
+
+
+@dataclass
+class StreamedAnswer:
+    """A reference answer read as it is written (``answer_file.write_answers``): its rows already in
+    answer order and normalised, a part at a time; one pass, never held whole."""
+
+    columns: list[str]
+    key: list[str]
+    parts: Iterator[list[tuple[Any, ...]]]
+
+    def row_chunks(self, size: int = 0) -> Iterator[list[tuple[Any, ...]]]:
+        """The rows in order, in the parts they were fetched in (``size`` is not used)."""
+        return self.parts
 
 
 class Oracle:
@@ -117,20 +141,40 @@ class Oracle:
             source = kept_rows_sql(str(dataset.glob(measurement)), use_case.entity_key, self.keeps)
             self.connection.execute(measurement_view(measurement, source, use_case.entity_key))
 
-    def answer(self, query: LogicalQuery) -> Answer:
-        """The reference answer, fetched from DuckDB in parts of ``FETCH_ROWS`` rows, each part
-        normalised before the next is fetched (a large answer is held by columns, never as one
-        list of Python tuples)."""
+    def _fetched_parts(self, query: LogicalQuery) -> Iterator[list[Any]]:
+        """The answer's raw rows in answer order, ``FETCH_ROWS`` at a time."""
         sql, params = oracle_sql(query)
-        cursor = self.connection.execute(sql, params)
-        parts = iter(lambda: cursor.fetchmany(FETCH_ROWS), [])
-        return Answer.adopt_parts(query.query_type, parts, query.fields)
+        columns, key = answer_columns(query.query_type, query.fields)
+        cursor = self.connection.execute(sorted_sql(sql, columns, key), params)
+        return iter(lambda: cursor.fetchmany(FETCH_ROWS), [])
+
+    def answer(self, query: LogicalQuery) -> Answer:
+        """The reference answer in memory, each fetched part normalised before the next is fetched
+        (a large answer is held by columns, never as one list of Python tuples)."""
+        return Answer.adopt_parts(query.query_type, self._fetched_parts(query), query.fields)
+
+    def streamed(self, query: LogicalQuery) -> StreamedAnswer:
+        """The reference answer as ``answer`` gives it, but a part at a time: memory does not grow
+        with the answer's rows (a high-cpu-all answer at 1 B rows is ~48 M rows). Read it to its end
+        before asking the oracle anything else."""
+        columns, key = answer_columns(query.query_type, query.fields)
+        parts = Answer.normalised_parts(query.query_type, self._fetched_parts(query), query.fields)
+        return StreamedAnswer(columns, key, parts)
 
     def answers(
         self, queries: Iterable[LogicalQuery], progress: Progress | None = None
     ) -> Iterator[tuple[LogicalQuery, Answer]]:
         for query in queries:
             yield query, self.answer(query)
+            if progress:
+                progress.update(1)
+
+    def streamed_answers(
+        self, queries: Iterable[LogicalQuery], progress: Progress | None = None
+    ) -> Iterator[tuple[LogicalQuery, StreamedAnswer]]:
+        """``streamed`` for each query in turn, for ``answer_file.write_answers``."""
+        for query in queries:
+            yield query, self.streamed(query)
             if progress:
                 progress.update(1)
 

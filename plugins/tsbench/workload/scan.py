@@ -10,11 +10,13 @@ in 50 s each.
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 
 import duckdb
 
 MEMORY_LIMIT = "256MB"
+TEMP_SHARE = 0.5  # of the temporary folder's free space a connection may spill into
 
 
 def sql_literal(text: str) -> str:
@@ -29,10 +31,15 @@ def bounded_connection(
     memory_limit: str | None = None, temp_dir: str | None = None
 ) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB capped at ``memory_limit`` (default ``MEMORY_LIMIT``) that spills to
-    ``temp_dir`` (default: the system's temporary folder); no progress bar (it would draw into task
-    logs)."""
+    ``temp_dir`` (default: the system's temporary folder) up to ``TEMP_SHARE`` of its free space at
+    connection (DuckDB's own cap, 90 %, let a 1 B-row oracle fill the disk to 98 %: a query that
+    needs more fails with DuckDB's error naming the limit); no progress bar (it would draw into
+    task logs)."""
     con = duckdb.connect()
-    con.execute(f"SET temp_directory = {sql_literal(temp_dir or tempfile.gettempdir())}")
+    temp = temp_dir or tempfile.gettempdir()
+    spill_mib = int(shutil.disk_usage(temp).free * TEMP_SHARE) // 2**20
+    con.execute(f"SET temp_directory = {sql_literal(temp)}")
+    con.execute(f"SET max_temp_directory_size = '{spill_mib}MiB'")
     con.execute("SET enable_progress_bar = false")
     con.execute(f"SET memory_limit = {sql_literal(memory_limit or MEMORY_LIMIT)}")
     return con
