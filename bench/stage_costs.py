@@ -354,6 +354,23 @@ def write_coefficients(path: Path, results: list[dict[str, Any]]) -> None:
     path.write_text(json.dumps(body, indent=1) + "\n")
 
 
+def merged(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Several stage-cost files as one, their sizes in order (e.g. 1 M and 10 M measured one day,
+    100 M another: the largest is then set beside the line through the two below it)."""
+    sized = sorted(
+        (size, label, stages)
+        for result in results
+        for size, label, stages in zip(result["sizes"], result["labels"], result["stages"], strict=True)
+    )
+    commands = "; ".join(f"{r['measured']['command']} ({r['measured']['date']})" for r in results)
+    return {
+        "sizes": [size for size, _, _ in sized],
+        "labels": [label for _, label, _ in sized],
+        "stages": [stages for _, _, stages in sized],
+        "measured": {**results[-1]["measured"], "command": commands, "date": "merged"},
+    }
+
+
 def measure(args: argparse.Namespace) -> dict[str, Any]:
     """Every size in turn, in a work folder of its own (removed after unless ``--keep``); the
     figures so far are written to ``--out`` after each size."""
@@ -403,8 +420,11 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep each size's work folder")
     parser.add_argument("--from", dest="stored", type=Path, nargs="+", help="show stored --out files instead")
     parser.add_argument("--coefficients", type=Path, help="write the plan's measured costs here")
+    parser.add_argument("--merge", action="store_true", help="with --from: one table of all their sizes")
     args = parser.parse_args()
     results = [json.loads(p.read_text()) for p in args.stored] if args.stored else [measure(args)]
+    if args.merge:
+        results = [merged(results)]
     for result in results:
         print(f"\n{result['measured']['command']} ({result['measured']['date']}):")
         print_table(result["sizes"], result["labels"], result["stages"])

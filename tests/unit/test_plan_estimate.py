@@ -62,7 +62,8 @@ def test_a_figure_is_read_off_the_line_through_the_two_largest_sizes_or_the_powe
     curve = costs(generate={"wall_s": [2.0, 11.0], "peak_rss_bytes": [3e8, 2e8]}).stage("generate")
     assert curve is not None
     assert curve.at("wall_s", 100_000_000) == pytest.approx(2.0 + 9.0 * 99 / 9)  # fixed 1 s + 1 µs a row
-    assert curve.at("peak_rss_bytes", 10_000_000_000) == 0.0  # a falling line stops at zero
+    assert curve.at("peak_rss_bytes", 10_000_000_000) == 2e8  # a falling figure is held beyond the largest
+    assert curve.at("peak_rss_bytes", 5_500_000) == pytest.approx(2.5e8)  # and read off the line between
     quadratic = costs(oracle={"wall_s": [1.0, 100.0]}).stage("oracle")
     assert quadratic is not None and quadratic.exponent("wall_s") == pytest.approx(2.0)
     assert quadratic.at("wall_s", 100_000_000) == pytest.approx(10_000.0)  # not the line's 1,090

@@ -223,6 +223,7 @@ def synthetic_result(
         "none: the Apache-2 edition has no native (columnar) compression, a TSL feature",
         {},
     )
+    timescale["load"]["wire"] |= {"streamed": True, "bytes_stored": 0, "reused": False}  # wire_bodies
     queries = timescale["queries"]
     queries["hot"]["groupby-orderby-limit"]["mismatches"] = 1
     queries["hot"]["high-cpu-all"]["errors"] = 1
@@ -1073,6 +1074,12 @@ def test_the_report_says_when_the_client_mattered(html: str) -> None:
     assert "Request bodies were encoded before the timed window" in load
     assert "QuestDB 299 MB in 87 bodies, 1.52 s (2.90 CPU-s, 2 processes)" in load
     assert "PostgreSQL 299 MB in 87 bodies, 1.52 s (2.90 CPU-s, 2 processes, from the cache)" in load
+    assert "Request bodies were streamed: encoded during the timed window" in load
+    assert (
+        "on the server's cores" in load
+        and "TimescaleDB 299 MB in 87 bodies, 2.90 CPU-s in 2 processes" in load
+    )
+    assert "TimescaleDB 299 MB in 87 bodies, 1.52 s" not in load
     client = table_with(html, "client-table")
     assert row_of(client, "high-cpu-all")[1] == "0.40 · 42.0 %"
     caveats = text_of(

@@ -5,14 +5,17 @@ Two sources, one driver:
 - **wire-ready bodies** (``wire``: a ``WireCache`` built before the load): workers send request
   bodies the target's wire format encoded earlier — like TSBS's loaders, which read a
   pre-generated file in the database's format. Nothing is encoded inside the timed window.
+  Or a ``WireStream``: the same bodies encoded during the load by worker processes, whose
+  CPU-seconds are then counted in the client CPU (``source`` "wire-streamed").
 - **Arrow batches** (targets without a wire format): workers encode while they send (``write``).
 
 Timing: the load window starts before the first body (or Parquet batch) is read and ends after
 ``target.flush()`` returned (so it includes reading, sending, and making the data visible/durable).
 Rates: rows/s and metrics/s (a metric is one non-null field value; 10 per cpu row), logged every
 ``progress_s`` seconds and as a final mean. Client CPU: user + system CPU-seconds of this process
-(all its threads) over the same window. With ``hash_workers`` every entity (host) always goes to the
-same worker (entity index modulo workers); otherwise workers take the next item from a shared queue.
+(all its threads) over the same window, and of a stream's encoding processes. With
+``hash_workers`` every entity (host) always goes to the same worker (entity index modulo
+workers); otherwise workers take the next item from a shared queue.
 A failure in any worker stops the load and raises ``LoadError`` naming the worker.
 """
 
@@ -24,7 +27,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import pyarrow as pa
 
@@ -57,7 +60,7 @@ class LoadResult:
     batch_size: int
     hash_workers: bool
     client_cpu_s: float = 0.0  # this process, all threads, over ``seconds``
-    source: str = "arrow"  # "wire" (pre-encoded bodies) or "arrow" (encoded while sending)
+    source: str = "arrow"  # "wire" (pre-encoded), "wire-streamed" or "arrow" (encoded while sending)
     progress: list[dict[str, float]] = field(default_factory=list)
 
     @property
@@ -206,11 +209,19 @@ def _arrow_items(
                     yield w, _Batch(measurement, part, metric_count(part, first_field[measurement]))
 
 
-def _wire_items(wire: WireCache, workers: int, hash_workers: bool) -> Iterator[tuple[int, Body]]:
-    if hash_workers and wire.manifest["partitions"] != workers:
-        raise ValueError(
-            f"wire cache has {wire.manifest['partitions']} partitions, the load {workers} workers"
-        )
+class WireBodies(Protocol):
+    """Wire-ready bodies as the load reads them: a ``WireCache`` or a ``WireStream``."""
+
+    @property
+    def partitions(self) -> int: ...
+    @property
+    def encoding_cpu_s_in_window(self) -> float: ...
+    def bodies(self) -> Iterator[Body]: ...
+
+
+def _wire_items(wire: WireBodies, workers: int, hash_workers: bool) -> Iterator[tuple[int, Body]]:
+    if hash_workers and wire.partitions != workers:
+        raise ValueError(f"wire bodies have {wire.partitions} partitions, the load {workers} workers")
     for body in wire.bodies():
         yield body.owner, body
 
@@ -223,7 +234,7 @@ def load(
     hash_workers: bool = False,
     progress_s: float = 10.0,
     label: str = "",
-    wire: WireCache | None = None,
+    wire: WireBodies | None = None,
 ) -> LoadResult:
     """Write every measurement of ``dataset`` into ``target`` (from ``wire`` when given); see the
     module docstring."""
@@ -257,8 +268,8 @@ def load(
         workers=workers,
         batch_size=batch_size,
         hash_workers=hash_workers,
-        client_cpu_s=time.process_time() - cpu_started,
-        source="arrow" if wire is None else "wire",
+        client_cpu_s=time.process_time() - cpu_started + (wire.encoding_cpu_s_in_window if wire else 0.0),
+        source=_source(wire),
         progress=progress,
     )
     log.info(
@@ -272,6 +283,12 @@ def load(
         result.client_cpu_s,
     )
     return result
+
+
+def _source(wire: WireBodies | None) -> str:
+    if wire is None:
+        return "arrow"
+    return "wire" if isinstance(wire, WireCache) else "wire-streamed"
 
 
 def _watch(

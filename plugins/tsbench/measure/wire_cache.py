@@ -86,6 +86,15 @@ class WireCache:
     reused: bool = False
 
     @property
+    def partitions(self) -> int:
+        return int(self.manifest["partitions"])
+
+    @property
+    def encoding_cpu_s_in_window(self) -> float:
+        """Encoding CPU spent inside the load's timed window: none, it was spent before it."""
+        return 0.0
+
+    @property
     def compressed(self) -> bool:
         return self.manifest["codec"] != "none"
 
@@ -166,7 +175,8 @@ def ensure_wire_cache(
     return WireCache(folder, manifest, reused=False)
 
 
-def _processes(dataset: Dataset) -> int:
+def encoding_processes(dataset: Dataset) -> int:
+    """Processes that encode ``dataset``'s bodies: one below ``PARALLEL_FROM_ROWS`` rows, else up to 4."""
     rows = sum(dataset.rows.values())
     return 1 if rows < PARALLEL_FROM_ROWS else max(1, min(os.cpu_count() or 1, 4))
 
@@ -174,25 +184,16 @@ def _processes(dataset: Dataset) -> int:
 def _build(
     dataset: Dataset, target_type: type[Target], key: str, batch_size: int, partitions: int, folder: Path
 ) -> dict[str, Any]:
-    processes = _processes(dataset)
+    processes = encoding_processes(dataset)
     started = time.perf_counter()
     jobs = [
-        (
-            str(dataset.path),
-            target_type.__module__,
-            target_type.__name__,
-            batch_size,
-            partitions,
-            k,
-            processes,
-        )
-        for k in range(processes)
+        EncodingShare.of(dataset, target_type, batch_size, partitions, k, processes) for k in range(processes)
     ]
     if processes == 1:
-        outcomes = [encode_share(str(folder), *jobs[0])]
+        outcomes = [encode_share(str(folder), jobs[0])]
     else:
         with ProcessPoolExecutor(processes, mp_context=get_context("spawn")) as pool:
-            outcomes = list(pool.map(encode_share, [str(folder)] * processes, *zip(*jobs, strict=True)))
+            outcomes = list(pool.map(encode_share, [str(folder)] * processes, jobs))
     records = np.concatenate([np.frombuffer(blob, RECORD) for blob, _, _ in outcomes])
     records = records[np.lexsort((records["owner"], records["sequence"]))]
     np.save(folder / "index.npy", records)
@@ -215,60 +216,92 @@ def _build(
     }
 
 
-def encode_share(
-    folder: str,
-    dataset_path: str,
-    module: str,
-    class_name: str,
-    batch_size: int,
-    partitions: int,
-    share: int,
-    shares: int,
-) -> tuple[bytes, float, str]:
-    """Encode every ``shares``-th batch starting at ``share`` into ``part-<share>.bin`` (runs in a
-    worker process). Returns the records (raw ``RECORD`` bytes), this process's CPU-seconds and
-    the codec the bodies are stored with."""
-    cpu_started = time.process_time()
-    dataset = Dataset.open(dataset_path)
-    target_type = getattr(__import__(module, fromlist=[class_name]), class_name)
+@dataclass(frozen=True)
+class EncodedBody:
+    """One request body as encoded: its batch's ``sequence``, and what ``RECORD`` keeps of it."""
+
+    sequence: int
+    measurement: int  # index into the dataset's measurements
+    owner: int
+    data: bytes
+    rows: int
+    metrics: int  # a batch's metrics count once, with its first body
+
+
+@dataclass(frozen=True)
+class EncodingShare:
+    """What one encoding process is given (picklable): the dataset, the target class by name, the
+    batch size, the partitions, and which share of the batches is its own (``share`` of ``shares``)."""
+
+    dataset_path: str
+    module: str
+    class_name: str
+    batch_size: int
+    partitions: int
+    share: int
+    shares: int
+
+    @classmethod
+    def of(
+        cls,
+        dataset: Dataset,
+        target_type: type[Target],
+        batch_size: int,
+        partitions: int,
+        share: int,
+        shares: int,
+    ) -> EncodingShare:
+        module, name = target_type.__module__, target_type.__name__
+        return cls(str(dataset.path), module, name, batch_size, partitions, share, shares)
+
+    def opened(self) -> tuple[Dataset, type[Target]]:
+        """The dataset and the target class, in the encoding process."""
+        module = __import__(self.module, fromlist=[self.class_name])
+        return Dataset.open(self.dataset_path), getattr(module, self.class_name)
+
+
+def encoded_bodies(job: EncodingShare) -> Iterator[EncodedBody]:
+    """Every ``job.shares``-th batch of the dataset starting at ``job.share`` (sequences count from
+    1), encoded in the target's wire format, in ingestion order: what one encoding process makes,
+    whether it stores the bodies (``encode_share``) or streams them (``wire_stream``)."""
+    dataset, target_type = job.opened()
     tags = dataset.tags()
     wire = target_type.wire_format(dataset.use_case, tags)
-    small = sum(dataset.rows.values()) <= STORED_RAW_UP_TO_ROWS
-    codec = "none" if wire.precompressed or small else CODEC
     names = tags.column(dataset.use_case.entity_key).combine_chunks()
     first_field = {m.name: 2 + len(m.extra_tags) for m in dataset.use_case.measurements}
-    records: list[tuple[int, ...]] = []
     sequence = 0
+    for index, measurement in enumerate(dataset.measurements):
+        for batch in dataset.iter_batches(measurement, job.batch_size):
+            sequence += 1
+            if sequence % job.shares != job.share:
+                continue
+            for owner, part in _partitions(batch, job.partitions, dataset.use_case.entity_key, names):
+                metrics = metric_count(part, first_field[measurement])
+                for payload in wire.encode(measurement, part):
+                    yield EncodedBody(sequence, index, owner, payload.data, payload.rows, metrics)
+                    metrics = 0
+
+
+def encode_share(folder: str, job: EncodingShare) -> tuple[bytes, float, str]:
+    """Encode the job's share of the batches into ``part-<share>.bin`` (runs in a worker process).
+    Returns the records (raw ``RECORD`` bytes), this process's CPU-seconds and the codec the bodies
+    are stored with."""
+    cpu_started = time.process_time()
+    dataset, target_type = job.opened()
+    precompressed = target_type.wire_format(dataset.use_case, dataset.tags()).precompressed
+    small = sum(dataset.rows.values()) <= STORED_RAW_UP_TO_ROWS
+    codec = "none" if precompressed or small else CODEC
+    records: list[tuple[int, ...]] = []
+    share = job.share
     with open(Path(folder) / f"part-{share}.bin", "wb") as out:
-        for index, measurement in enumerate(dataset.measurements):
-            for batch in dataset.iter_batches(measurement, batch_size):
-                sequence += 1
-                if sequence % shares != share:
-                    continue
-                for owner, part in _partitions(batch, partitions, dataset.use_case.entity_key, names):
-                    metrics = metric_count(part, first_field[measurement])
-                    for payload in wire.encode(measurement, part):
-                        stored = (
-                            payload.data
-                            if codec == "none"
-                            else pa.compress(payload.data, CODEC, asbytes=True)
-                        )
-                        offset = out.tell()
-                        out.write(stored)
-                        records.append(
-                            (
-                                sequence,
-                                index,
-                                owner,
-                                share,
-                                offset,
-                                len(stored),
-                                len(payload.data),
-                                payload.rows,
-                                metrics,
-                            )
-                        )
-                        metrics = 0  # a batch's metrics count once, with its first body
+        for body in encoded_bodies(job):
+            stored = body.data if codec == "none" else pa.compress(body.data, CODEC, asbytes=True)
+            offset = out.tell()
+            out.write(stored)
+            sizes = (offset, len(stored), len(body.data))
+            records.append(
+                (body.sequence, body.measurement, body.owner, share, *sizes, body.rows, body.metrics)
+            )
     return np.array(records, dtype=RECORD).tobytes(), time.process_time() - cpu_started, codec
 
 

@@ -17,7 +17,8 @@ from tsbench.measure.load import load
 from tsbench.measure.query_runner import PassResult, per_pass, pooled, run_pass
 from tsbench.measure.resources import ResourceSampler
 from tsbench.measure.rollup import measure_rollup, remove_appended
-from tsbench.measure.wire_cache import WireCache, ensure_wire_cache
+from tsbench.measure.wire_cache import WireCache
+from tsbench.measure.wire_stream import WireStream, wire_bodies
 from tsbench.results import model as records
 from tsbench.results.folder import PointFolder, TargetFolder
 from tsbench.results.record import Record
@@ -150,7 +151,7 @@ class TargetPhases:
 
     def prepare(self) -> Record:
         """The schema, and the wire-ready load bodies (encoded here, outside the load's timed
-        window, and timed on their own: ``wire``)."""
+        window, and timed on their own: ``wire``; streamed bodies are encoded during the load)."""
         with self.connect() as target:
             started = time.perf_counter()
             target.create_schema()
@@ -158,10 +159,13 @@ class TargetPhases:
         wire = self.wire_cache()
         return self.write(records.Prepare(seconds=schema_s, wire=wire.facts() if wire else None))
 
-    def wire_cache(self) -> WireCache | None:
-        """This target's wire-ready bodies of the dataset (built once, then found in the cache)."""
+    def wire_cache(self) -> WireCache | WireStream | None:
+        """This target's wire-ready bodies of the dataset in the run's ``wire_bodies`` form: the
+        cache (built once, then found there) or a stream (``measure.wire_stream``)."""
         partitions = self.spec.workers if self.spec.hash_workers else 1
-        return ensure_wire_cache(self.dataset, self.target_type, self.spec.batch_size, partitions)
+        return wire_bodies(
+            self.dataset, self.target_type, self.spec.batch_size, partitions, self.spec.streams_wire_bodies
+        )
 
     def load(self) -> Record:
         """``trials`` loads, each into a freshly created schema (so a retry never double-loads);

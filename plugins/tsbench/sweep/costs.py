@@ -6,8 +6,9 @@ Size rule (``StageCurve.at``): a figure at ``rows`` is read off the line through
 sizes around it (its fixed part and its part per row; below the smallest, the two smallest; beyond
 the largest, the two largest), never below zero. Beyond the largest, where the stage grew faster
 than linearly between the two largest (exponent > ``SUPERLINEAR_B``), it is read off the power law
-through them instead, so an estimate never assumes the growth straightens out. Memory is read the
-same way: a flat stage stays flat, a growing one keeps growing.
+through them instead, so an estimate never assumes the growth straightens out; where it fell
+between them (noise, a warm cache) it is held at the largest size's value. Memory is read the same
+way: a flat stage stays flat, a growing one keeps growing.
 """
 
 from __future__ import annotations
@@ -108,6 +109,8 @@ class StageCurve:
         b = self.exponent(figure, rows)
         if rows > r2 and b is not None and b > SUPERLINEAR_B:
             return v2 * (rows / r2) ** b
+        if rows > r2 and v2 < v1:  # a figure that fell between the two sizes is not read to fall on
+            return v2
         return max(0.0, v1 + (v2 - v1) * (rows - r1) / (r2 - r1))
 
     def source(self, rows: int = 0) -> str:

@@ -19,7 +19,9 @@ machine's speed, the pessimistic one). The orchestrator's stages (generation, or
 validation, report) run where tsbench runs and are never scaled. Disk class is not scaled: the loads
 measured kept the server at 137–196 % of 2 cores (CPU-bound), so a faster disk is not assumed to help.
 
-Disk: the orchestrator keeps every dataset and every target's wire bodies side by side (the cache);
+Disk: the orchestrator keeps every dataset and every target's wire bodies side by side (the cache),
+but streamed bodies (``wire_bodies``, from 50 M rows by default) are not kept: their encoding is
+counted at its measured time as if it ran alone (on shared cores it slows the load about as much);
 each database host holds its target's largest point. On ``local`` and ``docker`` they are one machine.
 A target without measured costs is estimated from ``ASSUMED_*`` and says so.
 """
@@ -113,7 +115,10 @@ class PlanEstimator:
             yield self._stage(f"oracle, {queries:,} queries", oracle, rows, per_query)
         for target in dict.fromkeys(_target(t) for t in spec.targets):
             encode = self.costs.stage(f"encode {target}")
-            if encode:
+            if encode and spec.streams_wire_bodies:  # during the load, as long as alone, nothing kept
+                stage = self._stage(f"stream {target}'s wire bodies", encode, rows)
+                yield replace(stage, stored_bytes=0.0)
+            elif encode:
                 yield self._stage(f"encode {target}'s wire bodies", encode, rows)
 
     def target_stages(self, spec: RunSpec, instance: str) -> Iterator[StageEstimate]:
@@ -176,10 +181,14 @@ class PlanEstimator:
 
     def run_stages(self, spec: RunSpec) -> Iterator[StageEstimate]:
         """Validation and the report, once, at the point with the most hosts: they read the run's
-        answers and figures, which grow with the hosts a query reads (as the queries do), not rows."""
+        answers and figures, which grow with the hosts a query reads (as the queries do), not rows;
+        a load-only run has no answers, and they are read at its rows."""
         for name in ("validate", "report"):
             curve = self.costs.stage(name)
-            rows = spec.scale * curve.measurement.workload.rows_per_entity if curve else 0
+            if curve is None or not spec.queries_per_type:
+                rows = spec.rows_total
+            else:
+                rows = spec.scale * curve.measurement.workload.rows_per_entity
             yield self._stage(name, curve, rows)
 
 

@@ -40,6 +40,11 @@ class PreparedNote:
     target: TargetView
     wire: Mapping[str, Any]
 
+    @property
+    def streamed(self) -> bool:
+        """Encoded during the load by worker processes (``measure.wire_stream``), not before it."""
+        return bool(self.wire.get("streamed"))
+
 
 @dataclass(frozen=True)
 class ClientRow:
