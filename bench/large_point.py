@@ -129,7 +129,7 @@ def target_facts(folder: Path) -> dict[str, Any]:
     records = {f.stem: json.loads(f.read_text()) for f in sorted(folder.glob("*.json"))}
     records = {name: body for name, body in records.items() if isinstance(body, dict)}
     load = records.get("load", {})
-    wire = (records.get("prepare") or {}).get("wire") or {}
+    wire = load.get("wire") or (records.get("prepare") or {}).get("wire") or {}  # a stream's: the load's
     footprint = records.get("footprint", {})
     return {
         "phases_wall_s": {name: body["wall_s"] for name, body in records.items() if "wall_s" in body},
@@ -138,6 +138,7 @@ def target_facts(folder: Path) -> dict[str, Any]:
         "wire_bytes": wire.get("bytes_stored"),
         "wire_encode_s": wire.get("encode_s"),
         "wire_encode_cpu_s": wire.get("encode_cpu_s"),
+        "wire_streamed": bool(wire.get("streamed")),
         "footprint_bytes": (footprint.get("after_load") or {}).get("bytes"),
         "answer_checks": (records.get("queries") or {}).get("answer_checks"),
     }
@@ -149,11 +150,15 @@ def report(figures: dict[str, Any], work: Path, args: argparse.Namespace) -> Non
         f"trials {args.trials}"
     )
     print(f"  DAG wall {figures['wall_s']:.1f} s; results under {work}")
-    print(f"  {'task':<34} {'wall s':>8} {'CPU s':>8} {'peak RSS MiB':>12} {'disk high MB':>12}")
+    print(
+        f"  {'task':<34} {'wall s':>8} {'CPU s':>8} {'peak RSS MiB':>12} {'disk high MB':>12} "
+        f"{'children RSS MiB':>16}"
+    )
     for task in figures["tasks"]:
         print(
             f"  {task['task']:<34} {task['wall_s']:8.1f} {task['cpu_s']:8.1f} "
-            f"{task['peak_rss_bytes'] / 2**20:12.0f} {task['disk_high_bytes'] / 1e6:12,.0f}"
+            f"{task['peak_rss_bytes'] / 2**20:12.0f} {task['disk_high_bytes'] / 1e6:12,.0f} "
+            f"{task.get('peak_children_rss_bytes', 0) / 2**20:16.0f}"
         )
     print(f"  process high-water mark (ru_maxrss): {figures['ru_maxrss_bytes'] / 2**20:.0f} MiB")
     print(f"  disk high-water mark above the start: {figures['disk_high_bytes'] / 1e6:,.0f} MB")

@@ -27,6 +27,7 @@ class Sample:
     rss_bytes: int  # this process's resident set
     cpu_s: float  # CPU-seconds so far: this process (all threads) + its Python descendants
     disk_used_bytes: int  # bytes used on the work folder's filesystem
+    children_rss_bytes: int = 0  # the resident sets of its live Python descendants (wire encoders)
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ class Window:
     start_rss_bytes: int
     disk_high_bytes: int
     disk_end_bytes: int
+    peak_children_rss_bytes: int = 0  # its Python descendants' resident sets together, at their highest
 
 
 def disk_used(path: Path) -> int:
@@ -66,19 +68,22 @@ class ProcessSampler:
     def stop(self) -> None:
         self.done.set()
 
-    def _cpu_s(self) -> float:
-        own = self.process.cpu_times()
+    def _cpu_s_and_children_rss(self) -> tuple[float, int]:
+        own, rss = self.process.cpu_times(), 0
         for child in self.process.children(recursive=True):
             try:
                 if child.name().startswith("python"):
                     times = child.cpu_times()
                     self.children_cpu[child.pid] = times.user + times.system
+                    rss += child.memory_info().rss
             except psutil.Error:
                 continue  # ended between the listing and the reading: its last value stays
-        return own.user + own.system + sum(self.children_cpu.values())
+        return own.user + own.system + sum(self.children_cpu.values()), rss
 
     def sample(self) -> Sample:
-        return Sample(time.time(), self.process.memory_info().rss, self._cpu_s(), disk_used(self.disk_of))
+        cpu_s, children_rss = self._cpu_s_and_children_rss()
+        rss = self.process.memory_info().rss
+        return Sample(time.time(), rss, cpu_s, disk_used(self.disk_of), children_rss)
 
     def _run(self) -> None:
         self.samples.append(self.sample())
@@ -100,4 +105,5 @@ class ProcessSampler:
             start_rss_bytes=first.rss_bytes,
             disk_high_bytes=max(s.disk_used_bytes for s in span) - self.baseline_disk,
             disk_end_bytes=last.disk_used_bytes - self.baseline_disk,
+            peak_children_rss_bytes=max(s.children_rss_bytes for s in span),
         )
