@@ -335,8 +335,10 @@ def write_coefficients(path: Path, results: list[dict[str, Any]]) -> None:
         for name in dict.fromkeys(n for sized in result["stages"] for n in sized):
             at = [
                 (r, sized[name])
-                for r, sized in zip(result["sizes"], result["stages"], strict=False)
-                if name in sized
+                for r, sized, usable in zip(
+                    result["sizes"], result["stages"], _comparable(result, name), strict=False
+                )
+                if name in sized and usable
             ]
             if name.startswith("(") or len(at) < len(stages.get(name, {}).get("rows", [])):
                 continue
@@ -358,17 +360,29 @@ def merged(results: list[dict[str, Any]]) -> dict[str, Any]:
     """Several stage-cost files as one, their sizes in order (e.g. 1 M and 10 M measured one day,
     100 M another: the largest is then set beside the line through the two below it)."""
     sized = sorted(
-        (size, label, stages)
+        (size, label, stages, result["measured"]["workload"]["duration"])
         for result in results
         for size, label, stages in zip(result["sizes"], result["labels"], result["stages"], strict=True)
     )
     commands = "; ".join(f"{r['measured']['command']} ({r['measured']['date']})" for r in results)
     return {
-        "sizes": [size for size, _, _ in sized],
-        "labels": [label for _, label, _ in sized],
-        "stages": [stages for _, _, stages in sized],
-        "measured": {**results[-1]["measured"], "command": commands, "date": "merged"},
+        "sizes": [size for size, _, _, _ in sized],
+        "labels": [label for _, label, _, _ in sized],
+        "stages": [stages for _, _, stages, _ in sized],
+        "durations": [duration for _, _, _, duration in sized],
+        "measured": {**results[0]["measured"], "command": commands},
     }
+
+
+HOST_READ = ("queries", "validate", "report")  # the plan reads these at hosts × the measured span
+
+
+def _comparable(result: dict[str, Any], name: str) -> list[bool]:
+    """Which sizes of ``result`` a stage's coefficients may use: all, except that a stage the plan
+    reads at its hosts (``HOST_READ``) keeps only the sizes measured over the file's own span."""
+    durations = result.get("durations") or [result["measured"]["workload"]["duration"]] * len(result["sizes"])
+    own = result["measured"]["workload"]["duration"]
+    return [not name.startswith(HOST_READ) or duration == own for duration in durations]
 
 
 def measure(args: argparse.Namespace) -> dict[str, Any]:
@@ -421,10 +435,13 @@ def main() -> None:
     parser.add_argument("--from", dest="stored", type=Path, nargs="+", help="show stored --out files instead")
     parser.add_argument("--coefficients", type=Path, help="write the plan's measured costs here")
     parser.add_argument("--merge", action="store_true", help="with --from: one table of all their sizes")
+    parser.add_argument("--write-merged", type=Path, help="with --merge: write the merged file here")
     args = parser.parse_args()
     results = [json.loads(p.read_text()) for p in args.stored] if args.stored else [measure(args)]
     if args.merge:
         results = [merged(results)]
+        if args.write_merged:
+            args.write_merged.write_text(json.dumps(results[0], indent=1))
     for result in results:
         print(f"\n{result['measured']['command']} ({result['measured']['date']}):")
         print_table(result["sizes"], result["labels"], result["stages"])
