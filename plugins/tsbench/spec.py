@@ -12,6 +12,7 @@ from typing import Any, Literal, Self, get_args
 
 from pydantic import Field, field_validator, model_validator
 
+from tsbench.load_options import WireBodiesOption
 from tsbench.runtimes.options import AwsOptions, DockerOptions
 from tsbench.timeutil import format_duration
 from tsbench.workload.dataset_spec import (  # the dataset's part, re-exported: one import for callers
@@ -45,7 +46,6 @@ __all__ = [
 ]
 
 TargetRuntime = Literal["local", "docker", "aws"]
-WIRE_STREAM_FROM_ROWS = 50_000_000  # ``wire_bodies: auto`` streams the bodies of datasets this large
 RUNTIMES: tuple[str, ...] = get_args(TargetRuntime)
 
 
@@ -137,19 +137,13 @@ class QuerySetSpec(DatasetSpec):
         return self.seed if self.query_seed is None else self.query_seed
 
 
-class RunSpec(QuerySetSpec):
+class RunSpec(QuerySetSpec, WireBodiesOption):
     """A whole comparison run: the dataset, the queries, the targets and how to drive them."""
 
     @classmethod
     def recorded(cls, spec: dict[str, Any]) -> Self:
         """A recorded spec, typed: the declared defaults where it predates a field; not validated again."""
         return cls.model_construct(**spec)
-
-    @property
-    def streams_wire_bodies(self) -> bool:
-        """Whether load bodies are encoded during the load, never stored (``wire_bodies``)."""
-        auto = self.wire_bodies == "auto" and self.rows_total >= WIRE_STREAM_FROM_ROWS
-        return self.wire_bodies == "streamed" or auto
 
     targets: list[str] = Field(
         ...,
@@ -167,14 +161,6 @@ class RunSpec(QuerySetSpec):
     workers: int = Field(2, ge=1, le=256, description="load and query workers")
     batch_size: int = Field(10_000, ge=1, le=1_000_000, description="rows per write batch")
     hash_workers: bool = Field(False, description="a host always goes to the same worker")
-    wire_bodies: Literal["auto", "cached", "streamed"] = Field(
-        "auto",
-        description="load bodies in the target's wire format: cached = encoded once before the load, "
-        "outside its timed window, and stored beside the dataset for later runs; streamed = encoded "
-        "during the load by worker processes and never stored (their CPU is then in the load's client "
-        "CPU, and on local and docker they share the server's cores); auto = cached below "
-        f"{WIRE_STREAM_FROM_ROWS:,} rows, streamed from there",
-    )
     trials: int = Field(
         1, ge=1, le=100, title="Load trials", description="loads per target; the median is reported"
     )

@@ -13,7 +13,7 @@ from tsbench.workload.answers import Answer, compare
 from tsbench.workload.dataset import Dataset
 from tsbench.workload.oracle import Oracle
 from tsbench.workload.queries import DataRange, LogicalQuery, generate_queries
-from tsbench.workload.query_types import Kind, types_of
+from tsbench.workload.query_types import Kind, get_query_type, types_of
 from tsbench.workload.usecases import get_use_case
 
 CPU_TYPES = types_of(get_use_case("cpu-only").query_families)  # the types a cpu dataset answers
@@ -221,3 +221,15 @@ def test_membership_reads_the_index_not_the_answer(tmp_path) -> None:
     assert "cut" in answers and "ok" in answers and "other" not in answers
     with pytest.raises(json.JSONDecodeError):
         answers["cut"]
+
+
+def test_rows_whose_keys_repeat_are_ordered_by_their_other_columns() -> None:
+    """A database that keeps rows sent twice returns two rows of one (time, host) in its own order;
+    both sides are ordered by the other columns next, as the oracle's SQL orders them."""
+    qtype = get_query_type("ycsb-scan")
+    first = [[5, "host_0", *([2.0] * 10)], [5, "host_0", *([1.0] * 10)], [4, "host_1", *([3.0] * 10)]]
+    second = [first[1], first[2], first[0]]
+    assert compare(Answer.build(qtype, first), Answer.build(qtype, second)).ok
+    assert Answer.build(qtype, first).rows[1][2] == 1.0  # (4, host_1) first, then 1.0 before 2.0
+    many = [[t // 2, "host_0", *([float(-t)] * 10)] for t in range(10_000)]  # held by columns
+    assert compare(Answer.build(qtype, many), Answer.build(qtype, many[::-1])).ok

@@ -90,6 +90,16 @@ class ColumnRows(Sequence[tuple[Any, ...]]):
             columns[index] = columns[index][order]
             self._parts[index] = [columns[index]]
 
+    def keys_repeat(self, key_index: list[int]) -> bool:
+        """Whether two neighbouring rows have equal values in every column of ``key_index``."""
+        if self._length < 2:
+            return False
+        columns = self.columns()
+        same = np.ones(self._length - 1, dtype=bool)
+        for i in key_index:
+            same &= np.asarray(columns[i][1:] == columns[i][:-1], dtype=bool)
+        return bool(same.any())
+
     def __len__(self) -> int:
         return self._length
 

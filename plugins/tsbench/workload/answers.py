@@ -11,6 +11,7 @@ Tolerance: two values agree when ``|a - b| <= abs_tol + rel_tol * |b|``; keys mu
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -155,8 +156,15 @@ class Answer:
             yield from rows.chunks(max(len(rows), 1))
 
     def _sort(self) -> None:
-        """By the key columns (all columns when there is no key); NULLs last."""
-        index = [self.columns.index(k) for k in self.key] or list(range(len(self.columns)))
+        """By the key columns (all columns when there is no key), NULLs last; rows whose keys repeat
+        (a database that keeps rows sent twice) by the other columns next, as the oracle orders
+        them (``oracle.sorted_sql``), so that the order does not depend on the database's."""
+        key = [self.columns.index(k) for k in self.key] or list(range(len(self.columns)))
+        self._sort_by(key)
+        if len(key) < len(self.columns) and self._keys_repeat(key):
+            self._sort_by(key + [i for i in range(len(self.columns)) if i not in key])
+
+    def _sort_by(self, index: list[int]) -> None:
         if isinstance(self.rows, ColumnRows):
             self.rows.sort(index)
             return
@@ -164,6 +172,13 @@ class Answer:
             self.rows.sort(key=itemgetter(*index))  # no NULL in the keys: cheap keys
         except TypeError:  # a NULL beside a value
             self.rows.sort(key=lambda row: nulls_last(row[i] for i in index))
+
+    def _keys_repeat(self, index: list[int]) -> bool:
+        """Whether two neighbouring rows (sorted by ``index``) have the same key."""
+        if isinstance(self.rows, ColumnRows):
+            return self.rows.keys_repeat(index)
+        key = itemgetter(*index)
+        return any(key(a) == key(b) for a, b in itertools.pairwise(self.rows))
 
     def row_chunks(self, size: int = CHUNK_ROWS) -> Iterator[list[tuple[Any, ...]]]:
         """The rows in order, ``size`` at a time as lists of tuples of Python values (an answer
