@@ -12,7 +12,7 @@ from typing import Any, Literal, Self, get_args
 
 from pydantic import Field, field_validator, model_validator
 
-from tsbench.load_options import WireBodiesOption
+from tsbench.load_options import DatasetRowsOption, WireBodiesOption
 from tsbench.runtimes.options import AwsOptions, DockerOptions
 from tsbench.timeutil import format_duration
 from tsbench.workload.dataset_spec import (  # the dataset's part, re-exported: one import for callers
@@ -137,7 +137,7 @@ class QuerySetSpec(DatasetSpec):
         return self.seed if self.query_seed is None else self.query_seed
 
 
-class RunSpec(QuerySetSpec, WireBodiesOption):
+class RunSpec(QuerySetSpec, WireBodiesOption, DatasetRowsOption):
     """A whole comparison run: the dataset, the queries, the targets and how to drive them."""
 
     @classmethod

@@ -12,11 +12,13 @@ from typing import Any
 
 import pytest
 
+from tsbench.measure.wire_cache import encoding_processes_at
 from tsbench.spec import SpecError
 from tsbench.sweep.costs import COSTS_FILE, MeasuredCosts, measured_costs
 from tsbench.sweep.estimate import estimate_plan
 from tsbench.sweep.plan import SweepLimits, expand_sweep
 from tsbench.sweep.plan_text import fit_lines, stage_lines
+from tsbench.workload.extract import planned_extract
 
 MEASURED = {
     "date": "2026-12-03",
@@ -122,6 +124,28 @@ def test_the_stages_of_a_local_plan_come_from_the_measured_costs_per_dataset_poi
         by_stage[f"generate {rows:,} rows"].stored_bytes
         + by_stage["encode questdb's wire bodies"].stored_bytes
     )
+
+
+def test_a_streamed_dataset_stores_its_extract_and_every_load_generates_it_again() -> None:
+    """``dataset_rows: streamed``: the stored figure and the oracle are read at the rows the
+    query set's windows keep; each load trial pays a generation per process that reads the stream
+    (each wire encoder; one for a target without a wire format)."""
+    params = {"targets": ["questdb", "griddb"], "scales": [100], "duration": "30d", "trials": 2}
+    params |= {"queries_per_type": 2, "query_types": ["lastpoint", "high-cpu-1"], "dataset_rows": "streamed"}
+    plan = expand_sweep({**params, "runtime": "local"})
+    spec = plan.points[0].spec
+    _, kept = planned_extract(spec)
+    rows = 100 * 30 * 8640
+    assert 0 < kept < rows / 10  # two 12 h windows and the last epoch of 30 days
+    by_stage = {s.stage: s for s in estimate_plan(plan, SOME).stages}
+    generate = by_stage[f"generate {rows:,} rows, keep {kept:,}"]
+    assert generate.seconds == pytest.approx(1.0 + 9.0 * (rows - 1e6) / 9e6)  # one pass over every row
+    assert generate.stored_bytes == pytest.approx(1e7 + 9e7 * (kept - 1e6) / 9e6)  # the extract
+    assert by_stage["oracle, 4 queries"].seconds == pytest.approx(0.1 * (4.0 + 36.0 * (kept - 1e6) / 9e6))
+    readers = encoding_processes_at(rows)
+    again = by_stage[f"regenerate for questdb's load × {2 * readers}"]
+    assert again.seconds == pytest.approx(2 * readers * generate.seconds) and again.stored_bytes == 0
+    assert by_stage["regenerate for griddb's load × 2"].seconds == pytest.approx(2 * generate.seconds)
 
 
 def _aws(**options: Any) -> dict[str, Any]:

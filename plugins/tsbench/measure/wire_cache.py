@@ -176,8 +176,12 @@ def ensure_wire_cache(
 
 
 def encoding_processes(dataset: Dataset) -> int:
-    """Processes that encode ``dataset``'s bodies: one below ``PARALLEL_FROM_ROWS`` rows, else up to 4."""
-    rows = sum(dataset.rows.values())
+    """Processes that encode ``dataset``'s bodies (``encoding_processes_at`` its rows)."""
+    return encoding_processes_at(sum(dataset.rows.values()))
+
+
+def encoding_processes_at(rows: int) -> int:
+    """Processes that encode the bodies of ``rows`` rows: one below ``PARALLEL_FROM_ROWS``, else up to 4."""
     return 1 if rows < PARALLEL_FROM_ROWS else max(1, min(os.cpu_count() or 1, 4))
 
 

@@ -141,7 +141,8 @@ class Plan(Record):
 class DatasetFacts(Record):
     """The dataset a point loads (``run.json``'s ``dataset``): its id and path on the worker that
     made it, whether it was reused from the cache, seconds to generate it, rows per measurement
-    and in all, every file's sha256 and the generator's version."""
+    and in all, every file's sha256 and the generator's version; ``kept_rows``: the rows a streamed
+    dataset's files keep (its queries' windows; None: stored whole)."""
 
     id: str = ""
     path: str = ""
@@ -151,6 +152,7 @@ class DatasetFacts(Record):
     rows_total: int | None = None
     files_sha256: list[str] = []
     generator_version: str = ""
+    kept_rows: int | None = None
 
 
 class MachineFacts(Record):

@@ -22,10 +22,12 @@ from tsbench.targets.registry import load_target
 from tsbench.timeutil import format_instant
 from tsbench.workload.answer_file import write_answers
 from tsbench.workload.dataset import Dataset, ensure_dataset
+from tsbench.workload.extract import planned_extract
 from tsbench.workload.kept import Keeps, kept_view
 from tsbench.workload.oracle import ORACLE_VERSION, Oracle
 from tsbench.workload.queries import DataRange, LogicalQuery, generate_queries, write_query_set
 from tsbench.workload.recorded import run_dataset
+from tsbench.workload.streamed_dataset import ensure_streamed_dataset
 from tsbench.workload.usecases import get_use_case
 
 log = logging.getLogger("tsbench.run")
@@ -44,7 +46,10 @@ def prepare_dataset(
     own server)."""
     folder = PointFolder(run_dir)
     started = time.perf_counter()
-    dataset, reused = ensure_dataset(spec.dataset, dataset_cache)
+    if spec.streams_dataset:  # its extract keeps the rows its queries read
+        dataset, reused = ensure_streamed_dataset(spec.dataset, planned_extract(spec)[0], dataset_cache)
+    else:
+        dataset, reused = ensure_dataset(spec.dataset, dataset_cache)
     run = PointRun(
         format="tsbench-run/1",
         run_id=folder.run_id,  # the comparison's id; this folder is one point of it
@@ -60,6 +65,7 @@ def prepare_dataset(
             rows_total=dataset.manifest.rows_total,
             files_sha256=[f.sha256 for f in dataset.manifest.files],
             generator_version=dataset.manifest.generator_version,
+            kept_rows=None if dataset.extract is None else sum(dataset.extract.rows.values()),
         ),
         machine=MachineFacts.from_json(machine_facts()),
         machine_state=MachineState.from_json(measure_machine_state()),

@@ -32,9 +32,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
+from tsbench.measure.wire_cache import encoding_processes_at
 from tsbench.runtimes.select import machine_shape
 from tsbench.runtimes.shapes import MachineShape
 from tsbench.sweep.costs import MeasuredCosts, StageCurve, measured_costs
+from tsbench.workload.extract import planned_extract
 
 if TYPE_CHECKING:
     from tsbench.spec import RunSpec
@@ -106,13 +108,18 @@ class PlanEstimator:
 
     def dataset_stages(self, spec: RunSpec) -> Iterator[StageEstimate]:
         """Generation, the oracle (per query) and each target's wire encoding, once per dataset."""
-        rows = spec.rows_total
-        yield self._stage(f"generate {rows:,} rows", self.costs.stage("generate"), rows)
+        rows = kept = spec.rows_total
+        generate = self._stage(f"generate {rows:,} rows", self.costs.stage("generate"), rows)
+        if spec.streams_dataset:  # the extract its queries read is stored, not the rows
+            kept = planned_extract(spec)[1]
+            stored = self._stage("", self.costs.stage("generate"), kept).stored_bytes
+            generate = replace(generate, stage=f"{generate.stage}, keep {kept:,}", stored_bytes=stored)
+        yield generate
         oracle = self.costs.stage("oracle")
         queries = len(spec.resolved_query_types) * spec.queries_per_type
         if oracle and queries:
             per_query = queries / oracle.measurement.workload.queries
-            yield self._stage(f"oracle, {queries:,} queries", oracle, rows, per_query)
+            yield self._stage(f"oracle, {queries:,} queries", oracle, kept, per_query)
         for target in dict.fromkeys(_target(t) for t in spec.targets):
             encode = self.costs.stage(f"encode {target}")
             if encode and spec.streams_wire_bodies:  # during the load, as long as alone, nothing kept
@@ -137,9 +144,22 @@ class PlanEstimator:
                 f"assumed ({ASSUMED_ROWS_PER_S:,} rows/s, {ASSUMED_STORED_BYTES_PER_ROW} B/row): not measured"
             )
             yield self._database(f"load {instance} × {spec.trials}", seconds, stored, rss, source)
+        if spec.streams_dataset:
+            yield self._regeneration(spec, instance)
         yield from self._queries(spec, instance)
         if spec.live_seconds:
             yield self._database(f"live {instance}", spec.live_seconds, 0.0, rss, "its declared seconds")
+
+    def _regeneration(self, spec: RunSpec, instance: str) -> StageEstimate:
+        """A streamed dataset generated again for each load trial, by each process that reads it
+        (every wire encoder, streamed or cached, or the load itself), as if alone (it shares the
+        load's cores), nothing kept."""
+        rows, target = spec.rows_total, _target(instance)
+        readers = encoding_processes_at(rows) if self.costs.stage(f"encode {target}") else 1
+        times = spec.trials * readers
+        name = f"regenerate for {instance}'s load × {times}"
+        stage = self._stage(name, self.costs.stage("generate"), rows, times)
+        return replace(stage, stored_bytes=0.0)
 
     def _queries(self, spec: RunSpec, instance: str) -> Iterator[StageEstimate]:
         executions = len(spec.resolved_query_types) * spec.queries_per_type * (1 + spec.hot_runs)

@@ -5,7 +5,8 @@ Checked for every measurement of the dataset:
 - every Parquet file on disk is listed in the manifest with the same row count and sha256, and
   every listed file is on disk;
 - row count = hosts × epochs (from the manifest's spec). Use cases that drop points on purpose
-  (iot) and imported datasets without a spec use the manifest's count instead;
+  (iot) and imported datasets without a spec use the manifest's count instead; a streamed
+  dataset's, counted while generated (the other checks read the extract its files keep);
 - (entity, time) is unique, e.g. (hostname, time) — ``ExpectCompoundColumnsToBeUnique``; in data
   that sends rows twice on purpose (``workload.disorder``), the distinct keys = hosts × epochs;
 - no nulls: in every column for cpu-only and devops; for iot (which drops single fields on
@@ -196,8 +197,12 @@ def _counts_frame(dataset: Dataset, profiles: dict[str, MeasurementProfile]) -> 
     for m, profile in profiles.items():
         want, basis = expected.get(m, (None, "not in the spec"))
         counted = profile.rows - profile.extra_rows if keys else profile.rows
-        rows.append({"measurement": m, "rows": counted, "expected_rows": want})
         copies = f", besides {profile.extra_rows:,} rows sent again on purpose" if keys else ""
+        how = f"counted by DuckDB over {dataset.glob(m)}{copies}"
+        if dataset.extract is not None:  # the files keep only the rows the queries read
+            counted = dataset.rows.get(m, 0)
+            how = f"counted while generated (streamed; {profile.rows:,} kept: the queries' windows)"
+        rows.append({"measurement": m, "rows": counted, "expected_rows": want})
         checks.append(
             Check(
                 f"{m}: {'distinct (entity, time) keys' if keys else 'row count'} = {basis}",
@@ -205,7 +210,7 @@ def _counts_frame(dataset: Dataset, profiles: dict[str, MeasurementProfile]) -> 
                 {"column_A": "rows", "column_B": "expected_rows"},
                 where=("measurement", m),
                 observed={"rows": profile.rows, "expected": want} | ({"keys": counted} if keys else {}),
-                details=f"counted by DuckDB over {dataset.glob(m)}{copies}",
+                details=how,
             )
         )
     if dataset.use_case.nameless_rows:

@@ -6,9 +6,9 @@ Layout of one dataset folder::
     tags.parquet                  one row per entity (hostname + its tags)
     <measurement>/part-00000.parquet …
 
-Atomicity: a dataset is written into a hidden temporary folder beside its final place and renamed
-into place only after ``manifest.json`` is complete, under a per-dataset file lock, so a half-written
-dataset is never mistaken for a complete one and concurrent requests generate it once.
+Atomicity: written into a hidden temporary folder, renamed into place once ``manifest.json`` is
+complete, under a file lock: never half-written, generated once. A streamed dataset's files are an
+extract (``workload.streamed_dataset``).
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 from filelock import FileLock
@@ -37,16 +36,17 @@ from tsbench.progress import Progress
 from tsbench.timeutil import format_instant
 from tsbench.workload.dataset_spec import DatasetSpec
 from tsbench.workload.disorder import Disorder, disordered
+from tsbench.workload.extract import ReadWindow
 from tsbench.workload.generate import generate
 from tsbench.workload.generate.common import GENERATOR_VERSION
-from tsbench.workload.manifest import Manifest
+from tsbench.workload.manifest import ExtractFacts, Manifest
+from tsbench.workload.row_stream import Lateness, rechunked
 from tsbench.workload.usecases import UseCase, get_use_case
 
 FORMAT = "tsbench-dataset/1"
 DEFAULT_CACHE_DIR = Path(__file__).resolve().parents[3] / "datasets" / "cache"
 PARQUET_OPTIONS: dict[str, Any] = {"compression": "zstd", "compression_level": 1}
-# Bytes per row on disk (measured, rounded up) used to refuse datasets that cannot fit.
-BYTES_PER_ROW = {"cpu-only": 12, "devops": 40, "iot": 40, "ycsb-ts": 12}
+BYTES_PER_ROW = {"cpu-only": 12, "devops": 40, "iot": 40, "ycsb-ts": 12}  # on disk, measured: refuses misfits
 
 
 class DatasetError(RuntimeError):
@@ -142,8 +142,7 @@ class Dataset:
 
     @functools.cached_property
     def copies(self) -> bool:
-        """Whether some rows are in the files more than once (sent again, or updated): what a
-        database keeps of them is its own semantics (``workload.kept``)."""
+        """Whether some rows are sent more than once: what a database keeps is ``workload.kept``'s."""
         return self.manifest.spec is not None and DatasetSpec.parse(**self.manifest.spec).copies
 
     @property
@@ -164,6 +163,11 @@ class Dataset:
             "interval": self.interval_ns,
         }
 
+    @property
+    def extract(self) -> ExtractFacts | None:
+        """Set when the files keep only the rows the queries read (``iter_batches`` regenerates)."""
+        return self.manifest.extract
+
     def files(self, measurement: str) -> list[Path]:
         return [self.path / f.path for f in self.manifest.files if f.measurement == measurement]
 
@@ -178,25 +182,20 @@ class Dataset:
         return pa.concat_tables(pq.read_table(p, columns=columns) for p in self.files(measurement))
 
     def iter_batches(self, measurement: str, batch_rows: int) -> Iterator[pa.RecordBatch]:
-        """Rows in ingestion order, in batches of exactly ``batch_rows`` (the last may be shorter)."""
-        pending: list[pa.RecordBatch] = []
-        have = 0
-        for path in self.files(measurement):
-            for batch in pq.ParquetFile(path).iter_batches(batch_size=batch_rows):
-                pending.append(batch)
-                have += batch.num_rows
-                while have >= batch_rows:
-                    table = pa.Table.from_batches(pending).combine_chunks()
-                    yield table.slice(0, batch_rows).to_batches()[0]
-                    rest = table.slice(batch_rows)
-                    pending = rest.to_batches() if rest.num_rows else []
-                    have = rest.num_rows
-        if have:
-            yield pa.Table.from_batches(pending).combine_chunks().to_batches()[0]
+        """Rows in ingestion order, in batches of exactly ``batch_rows`` (the last may be shorter):
+        read from the files, or, for a streamed dataset (``extract``), generated again."""
+        if self.extract is None:
+            stored = (b for p in self.files(measurement) for b in pq.ParquetFile(p).iter_batches(batch_rows))
+            return rechunked(stored, batch_rows)
+        spec = DatasetSpec.parse(**(self.manifest.spec or {}))
+        generated = (batch for name, batch in generate(spec).batches if name == measurement)
+        return rechunked(generated, batch_rows)
 
     def complete_fields(self, measurement: str) -> tuple[str, ...]:
         """The measurement's fields that every row carries, read from the Parquet footers (a null
         count of 0 in every row group; a column without statistics is not counted as complete)."""
+        if self.extract is not None:
+            return tuple(self.extract.complete_fields.get(measurement, ()))
         names = self.use_case.measurement(measurement).field_names
         complete = set(names)
         for path in self.files(measurement):
@@ -236,8 +235,7 @@ class DatasetWriter:
         self.rows: dict[str, int] = {m.name: 0 for m in use_case.measurements}
         self.time_min: int | None = None
         self.time_max: int | None = None
-        self._newest: dict[str, int] = {}  # measurement → the largest time written so far
-        self.lateness_ns = 0  # the most any row's time lies behind a time written before it
+        self.lateness = Lateness()  # over the rows written
         self._parts: dict[str, int] = {}
         self._queue: queue.Queue[tuple[str, pa.RecordBatch] | None] = queue.Queue(max_pending)
         self._error: BaseException | None = None
@@ -268,7 +266,7 @@ class DatasetWriter:
         pq.write_table(pa.Table.from_batches([batch]), path, **PARQUET_OPTIONS)
         times = batch.column("time").cast(pa.int64())
         low, high = pa.compute.min(times).as_py(), pa.compute.max(times).as_py()
-        self._note_lateness(measurement, times.to_numpy())
+        self.lateness.note(measurement, batch)
         self.time_min = low if self.time_min is None else min(self.time_min, low)
         self.time_max = high if self.time_max is None else max(self.time_max, high)
         self.rows[measurement] += batch.num_rows
@@ -282,11 +280,13 @@ class DatasetWriter:
             }
         )
 
-    def _note_lateness(self, measurement: str, times: np.ndarray) -> None:
-        before = self._newest.get(measurement, int(times[0]))
-        newest = np.maximum.accumulate(np.concatenate([[before], times]))
-        self.lateness_ns = max(self.lateness_ns, int((newest[:-1] - times).max()))
-        self._newest[measurement] = int(newest[-1])
+    def manifest_rows(self) -> tuple[dict[str, int], int]:
+        """The rows per measurement and the lateness the manifest states: those written."""
+        return self.rows, self.lateness.ns
+
+    def flush(self) -> None:
+        """Wait until every batch given is written (DatasetError if one failed)."""
+        self._finish_thread()
 
     def _finish_thread(self) -> None:
         if self._thread.is_alive():
@@ -298,6 +298,7 @@ class DatasetWriter:
     def commit(self, tags: pa.Table, manifest: dict[str, Any]) -> Dataset:
         """Write tags + manifest, then rename the folder into place; returns the dataset."""
         self._finish_thread()
+        rows, lateness_ns = self.manifest_rows()
         pq.write_table(tags, self.tmp / "tags.parquet", **PARQUET_OPTIONS)
         tags_path = self.tmp / "tags.parquet"
         body = {
@@ -309,9 +310,9 @@ class DatasetWriter:
             "generator_version": GENERATOR_VERSION,
             "created_at": format_instant(time.time_ns()),
             **manifest,
-            "rows": self.rows,
-            "rows_total": sum(self.rows.values()),
-            "lateness_ns": self.lateness_ns,
+            "rows": rows,
+            "rows_total": sum(rows.values()),
+            "lateness_ns": lateness_ns,
             "schema": {
                 m.name: [{"name": f.name, "type": str(f.type)} for f in self.use_case.row_schema(m.name)]
                 for m in self.use_case.measurements
@@ -351,9 +352,13 @@ def locked_build(folder: Path, build: Callable[[Path], Dataset]) -> tuple[Datase
         return build(folder), False
 
 
-def dataset_folder(spec: DatasetSpec, directory: Path) -> Path:
-    key = {"generator_version": GENERATOR_VERSION, **spec.dataset_key()}
-    return directory / f"{spec.use_case}-{spec.scale}-{content_id(key)}"
+def dataset_folder(spec: DatasetSpec, directory: Path, windows: list[ReadWindow] | None = None) -> Path:
+    """Where ``spec``'s dataset lives; a streamed one's (``windows``' extract) is ``…-streamed-…``."""
+    key: dict[str, Any] = {"generator_version": GENERATOR_VERSION, **spec.dataset_key()}
+    if windows is None:
+        return directory / f"{spec.use_case}-{spec.scale}-{content_id(key)}"
+    key["extract"] = [[w.start_ns, w.end_ns, w.coverage.value, w.bucket_ns] for w in windows]
+    return directory / f"{spec.use_case}-{spec.scale}-streamed-{content_id(key)}"
 
 
 def ensure_dataset(

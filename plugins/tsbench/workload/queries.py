@@ -21,7 +21,7 @@ import numpy as np
 from tsbench.timeutil import NS_PER_SECOND, format_instant
 from tsbench.workload.generate.common import stream
 from tsbench.workload.query_types import Kind, QueryType, get_query_type
-from tsbench.workload.usecases import CPU_FIELDS
+from tsbench.workload.usecases import CPU_FIELDS, get_use_case
 
 
 @dataclass(frozen=True)
@@ -41,12 +41,24 @@ class DataRange:
     @classmethod
     def of(cls, dataset: Any) -> DataRange:
         """From a ``Dataset`` (duck-typed to avoid importing dataset I/O here)."""
-        use_case = dataset.use_case
+        return cls.spanning(
+            dataset.use_case, dataset.start_ns, dataset.end_ns, dataset.interval_ns, dataset.scale
+        )
+
+    @classmethod
+    def of_spec(cls, spec: Any) -> DataRange:
+        """From a ``DatasetSpec``, before its dataset exists: what ``of`` gives once it does."""
+        return cls.spanning(get_use_case(spec.use_case), spec.start, spec.end, spec.interval, spec.scale)
+
+    @classmethod
+    def spanning(
+        cls, use_case: Any, start_ns: int, end_ns: int, interval_ns: int, entities: int
+    ) -> DataRange:
         return cls(
-            dataset.start_ns,
-            dataset.end_ns,
-            dataset.interval_ns,
-            dataset.scale,
+            start_ns,
+            end_ns,
+            interval_ns,
+            entities,
             use_case.entity_prefix,
             use_case.queried,
             use_case.entity_key,

@@ -30,6 +30,8 @@ def stored_rows(
     keeps = kept_view(keeps, dataset.copies)
     if keeps_fieldless and keeps_bare and not merges_nameless and keeps is Keeps.ALL:
         return dict(dataset.rows)
+    if dataset.extract is not None:  # streams only data without copies, nameless or fieldless rows
+        return dict(dataset.rows)
     key = sql_ident(dataset.use_case.entity_key)
     counts: dict[str, int] = {}
     con = bounded_connection()

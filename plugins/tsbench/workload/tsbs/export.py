@@ -17,7 +17,6 @@ from typing import IO, Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from tsbench.progress import Progress
 from tsbench.workload.dataset import Dataset
@@ -90,14 +89,13 @@ class _Block:
 
 def _formatted_blocks(dataset: Dataset, m: Measurement, formatter: _Formatter) -> Iterator[_Block]:
     carry = np.iinfo(np.int64).min
-    for path in dataset.files(m.name):
-        for batch in pq.ParquetFile(path).iter_batches(batch_size=EXPORT_BATCH_ROWS):
-            lines, times = formatter.format(m, batch)
-            if not len(lines):
-                continue
-            running = np.maximum.accumulate(np.maximum(times, carry))
-            carry = int(running[-1])
-            yield _Block(lines, running)
+    for batch in dataset.iter_batches(m.name, EXPORT_BATCH_ROWS):  # a streamed dataset's regenerated
+        lines, times = formatter.format(m, batch)
+        if not len(lines):
+            continue
+        running = np.maximum.accumulate(np.maximum(times, carry))
+        carry = int(running[-1])
+        yield _Block(lines, running)
 
 
 def _write_interleaved(streams: list[Iterator[_Block]], sink: Sink, progress: Progress | None) -> int:
