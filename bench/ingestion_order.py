@@ -16,30 +16,15 @@ from __future__ import annotations
 import argparse
 import statistics
 import tempfile
-import time
-import uuid
+from functools import partial
 from pathlib import Path
 
-from tsbench.measure.load import load
-from tsbench.runtimes.local import LocalRuntime
+from alternating_loads import alternating, checked_load, local_server
+
 from tsbench.spec import DatasetSpec
-from tsbench.targets.registry import load_target
-from tsbench.workload.dataset import Dataset, ensure_dataset
+from tsbench.workload.dataset import ensure_dataset
 
 ORDERS = ("interleaved", "per-host-runs")
-
-
-def timed_load(target, dataset: Dataset, batch_size: int, workers: int) -> tuple[float, float]:
-    """Fresh schema, then the whole dataset with the load driver; (rows/s, client CPU-s per M rows)."""
-    target.create_schema()
-    cpu, started = time.process_time(), time.perf_counter()
-    trial = load(target, dataset, workers=workers, batch_size=batch_size)
-    seconds, cpu_s = time.perf_counter() - started, time.process_time() - cpu
-    rows = sum(dataset.rows.values())
-    for measurement, expected in dataset.rows.items():
-        assert target.row_count(measurement) == expected, measurement
-    assert trial.rows == rows
-    return rows / seconds, cpu_s / rows * 1e6
 
 
 def main() -> None:
@@ -60,32 +45,15 @@ def main() -> None:
         )[0]
         for order in ORDERS
     }
-    root = Path("/var/tmp/tsbench-bench") / f"order-{uuid.uuid4().hex[:6]}"
-    root.mkdir(parents=True)
-    root.parent.chmod(0o755)
-    runtime, target_type, instance = LocalRuntime(root), load_target(args.target), f"{args.target}-order"
-    server = runtime.provision(target_type, instance)
-    results: dict[str, list[tuple[float, float]]] = {order: [] for order in ORDERS}
-    try:
-        targets = {o: target_type(server.endpoint(), d.use_case, d.tags()) for o, d in datasets.items()}
-        for order in ORDERS:  # warm-up, not counted
-            timed_load(targets[order], datasets[order], args.batch_size, args.workers)
-        for trial in range(args.trials):
-            for order in ORDERS:
-                results[order].append(
-                    timed_load(targets[order], datasets[order], args.batch_size, args.workers)
-                )
-                rate, cpu = results[order][-1]
-                print(
-                    f"trial {trial + 1} {order:<14} {rate:>10,.0f} rows/s  {cpu:6.2f} CPU-s/M rows",
-                    flush=True,
-                )
-        for target in targets.values():
-            target.close()
-    finally:
-        runtime.teardown(instance)
-    medians = {order: statistics.median(rate for rate, _ in results[order]) for order in ORDERS}
+    options = {"workers": args.workers, "batch_size": args.batch_size}
+    with local_server(args.target, "order") as client:
+        forms = {order: partial(checked_load, client(d), d, **options) for order, d in datasets.items()}
+        results = alternating(forms, args.trials)
     rows = sum(datasets["interleaved"].rows.values())
+    for order in ORDERS:
+        cpu = statistics.median(r.client_cpu_s for r in results[order]) / rows * 1e6
+        print(f"{order:<14} client {cpu:6.2f} CPU-s/M rows (median)")
+    medians = {order: statistics.median(r.rows_per_s for r in results[order]) for order in ORDERS}
     print(
         f"\n{args.target}: {args.scale} hosts until {args.end} ({rows:,} rows), batch {args.batch_size}, "
         f"{args.workers} workers, runs of {args.run_length}: interleaved {medians['interleaved']:,.0f}, "
