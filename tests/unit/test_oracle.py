@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from tsbench.spec import DatasetSpec
 from tsbench.workload.answer_file import AnswerFile, read_answers, write_answers
 from tsbench.workload.answers import Answer, compare
-from tsbench.workload.dataset import Dataset
+from tsbench.workload.dataset import Dataset, ensure_dataset
 from tsbench.workload.oracle import Oracle
 from tsbench.workload.queries import DataRange, LogicalQuery, generate_queries
 from tsbench.workload.query_types import Kind, get_query_type, types_of
@@ -233,3 +235,26 @@ def test_rows_whose_keys_repeat_are_ordered_by_their_other_columns() -> None:
     assert Answer.build(qtype, first).rows[1][2] == 1.0  # (4, host_1) first, then 1.0 before 2.0
     many = [[t // 2, "host_0", *([float(-t)] * 10)] for t in range(10_000)]  # held by columns
     assert compare(Answer.build(qtype, many), Answer.build(qtype, many[::-1])).ok
+
+
+def test_a_query_asked_again_is_answered_once_and_written_each_time(tmp_path: Path) -> None:
+    """lastpoint has no random part: a query set asks it ``queries_per_type`` times; the oracle
+    answers it once and writes it under each id, as it would have written each."""
+    dataset, _ = ensure_dataset(DatasetSpec.parse(scale=6, end="2016-01-04T00:00:00Z"), tmp_path)
+    queries = generate_queries(DataRange.of(dataset), ["lastpoint", "high-cpu-1"], 3, seed=5)
+    assert len({q.asks for q in queries if q.type == "lastpoint"}) == 1
+    assert len({q.asks for q in queries}) == 4 and len({q.id for q in queries}) == 6
+    oracle = Oracle(dataset)
+    asked: list[str] = []
+    answer = oracle.answer
+
+    def counted(query: LogicalQuery) -> Answer:
+        asked.append(query.id)
+        return answer(query)
+
+    oracle.answer = counted  # type: ignore[method-assign]
+    once = write_answers(tmp_path / "once.jsonl", oracle.streamed_answers(queries))
+    assert asked == ["lastpoint#0"]  # the repeated query, in memory; the others streamed
+    oracle.answer = answer  # type: ignore[method-assign]
+    each = write_answers(tmp_path / "each.jsonl", ((q, oracle.answer(q)) for q in queries))
+    assert once.read_bytes() == each.read_bytes()

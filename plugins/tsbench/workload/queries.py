@@ -91,6 +91,11 @@ class LogicalQuery:
     def query_type(self) -> QueryType:
         return get_query_type(self.type)
 
+    @property
+    def asks(self) -> tuple[Any, ...]:
+        """What the query asks, without its id: equal for two queries with the same answer."""
+        return tuple(value for name, value in vars(self).items() if name != "id")
+
     def to_json(self) -> dict[str, Any]:
         body = asdict(self)
         for key in ("start_ns", "end_ns", "at_ns"):
