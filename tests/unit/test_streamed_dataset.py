@@ -16,7 +16,7 @@ from tsbench.workload.extract import (
     Coverage,
     ExtractError,
     ReadWindow,
-    SpanFilter,
+    RowFilter,
     epochs_inside,
     merged,
     planned_extract,
@@ -80,9 +80,13 @@ def test_read_windows_and_what_they_keep() -> None:
     assert by_type["ycsb-read"].end_ns - by_type["ycsb-read"].start_ns == 1
     assert merged([ReadWindow(0, 10), ReadWindow(5, 20), ReadWindow(30, 40)]) == [(0, 20), (30, 40)]
     assert epochs_inside([(0, 20), (30, 41)], start_ns=0, interval_ns=10) == 2 + 2
-    batch = pa.record_batch({"time": pa.array([0, 10, 20, 29, 30, 40], pa.timestamp("ns", tz="UTC"))})
-    kept = SpanFilter([(0, 20), (30, 41)]).kept(batch).column("time").cast(pa.int64()).to_pylist()
-    assert kept == [0, 10, 30, 40]
+    times = pa.array([0, 10, 20, 29, 30, 40, 50, 60], pa.timestamp("ns", tz="UTC"))
+    hosts = pa.array(["a", "b", "a", "b", "a", "b", "a", "b"]).dictionary_encode()
+    batch = pa.record_batch({"time": times, "hostname": hosts})
+    rows = RowFilter([(0, 20), (30, 41)], {"a": [(45, 55)], "c": [(0, 100)]}, "hostname").kept(batch)
+    assert rows.column("time").cast(pa.int64()).to_pylist() == [0, 10, 30, 40, 50]  # b's 60: not read
+    by_host = read_windows(_queries(_run(query_types=["single-groupby-1-8-1"], scale=20)), 0, 1)
+    assert all(w.entities is not None and len(w.entities) == 8 for w in by_host)
 
 
 def test_an_extract_whose_coverage_fails_is_refused_and_left_behind(tmp_path: Path) -> None:

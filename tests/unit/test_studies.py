@@ -50,7 +50,9 @@ def test_every_size_expands_within_its_limits(study) -> None:
     for size in ("small", "paper"):
         plan = plan_or_fit_refusal(study, size)
         specs = [point.spec for point in (plan or study.plan(size, CIDR, fit=False)).points]
-        assert all(spec.trials >= 3 for spec in specs), (size, "presets run at least 3 trials")
+        fewer = any(spec.trials < 3 for spec in specs)
+        said = any("trial" in text for text in study.differences)  # e.g. A's paper size: once
+        assert not fewer or said, (size, "presets run at least 3 trials, or say why not")
         assert all(spec.hot_runs >= 3 for spec in specs), (size, "3 hot passes: every query figure has a CV")
         if size == "small":
             assert {spec.runtime for spec in specs} == {"local"}

@@ -357,7 +357,7 @@ def dataset_folder(spec: DatasetSpec, directory: Path, windows: list[ReadWindow]
     key: dict[str, Any] = {"generator_version": GENERATOR_VERSION, **spec.dataset_key()}
     if windows is None:
         return directory / f"{spec.use_case}-{spec.scale}-{content_id(key)}"
-    key["extract"] = [[w.start_ns, w.end_ns, w.coverage.value, w.bucket_ns] for w in windows]
+    key["extract"] = [[w.start_ns, w.end_ns, w.coverage.value, w.bucket_ns, w.entities] for w in windows]
     return directory / f"{spec.use_case}-{spec.scale}-streamed-{content_id(key)}"
 
 

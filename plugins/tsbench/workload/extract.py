@@ -5,8 +5,9 @@ A streamed dataset (run parameter ``dataset_rows``) is never stored whole: its l
 query set reads — an *extract*. The oracle's answers over the extract are its answers over the
 whole dataset when every query reads a bounded window of time and the extract covers it:
 
-- a windowed query (groupby, high-cpu, scan, range aggregate) reads ``[start, end)``;
-- a read by timestamp reads the one instant ``[at, at + 1 ns)``;
+- a windowed query (groupby, high-cpu, scan, range aggregate) reads ``[start, end)`` of its hosts
+  (all, or the one or eight it names: only theirs are kept);
+- a read by timestamp reads the one instant ``[at, at + 1 ns)`` of its host;
 - lastpoint reads each entity's newest row: the last epoch ``[end - interval, end)``, complete
   when every entity has a row there (``Coverage.EVERY_ENTITY``, checked on the extract);
 - groupby-orderby-limit reads the ``limit`` newest buckets before its end: the window from the
@@ -48,13 +49,14 @@ class Coverage(StrEnum):
 
 @dataclass(frozen=True)
 class ReadWindow:
-    """``[start_ns, end_ns)`` of data a query reads, and what must hold in it (``bucket_ns`` for
-    ``EVERY_BUCKET``)."""
+    """``[start_ns, end_ns)`` of data a query reads, of its ``entities`` (None: all of them), and
+    what must hold in it (``bucket_ns`` for ``EVERY_BUCKET``)."""
 
     start_ns: int
     end_ns: int
     coverage: Coverage = Coverage.NONE
     bucket_ns: int = 0
+    entities: tuple[str, ...] | None = None
 
 
 def unextractable_types(types: Iterable[str]) -> list[str]:
@@ -70,9 +72,11 @@ def read_windows(queries: Iterable[LogicalQuery], data_end_ns: int, interval_ns:
     for query in queries:
         qtype = query.query_type
         if qtype.kind in WINDOWED:
-            windows.append(ReadWindow(int(query.start_ns or 0), int(query.end_ns or 0)))
+            span = (int(query.start_ns or 0), int(query.end_ns or 0))
+            windows.append(ReadWindow(*span, entities=query.hosts))
         elif qtype.kind is Kind.READ:
-            windows.append(ReadWindow(int(query.at_ns or 0), int(query.at_ns or 0) + 1))
+            at = int(query.at_ns or 0)
+            windows.append(ReadWindow(at, at + 1, entities=query.hosts))
         elif qtype.kind is Kind.LASTPOINT:
             windows.append(ReadWindow(data_end_ns - interval_ns, data_end_ns, Coverage.EVERY_ENTITY))
         elif qtype.kind is Kind.ORDERBY_LIMIT:
@@ -95,22 +99,48 @@ def merged(windows: Iterable[ReadWindow]) -> list[tuple[int, int]]:
     return spans
 
 
-@dataclass(frozen=True)
-class SpanFilter:
-    """Keeps the rows of a batch whose time lies in one of the spans (sorted and disjoint)."""
+def entity_spans(windows: Iterable[ReadWindow]) -> dict[str, list[tuple[int, int]]]:
+    """Per entity named by a window, the union of the windows that name it."""
+    named: dict[str, list[ReadWindow]] = {}
+    for window in windows:
+        for entity in window.entities or ():
+            named.setdefault(entity, []).append(window)
+    return {entity: merged(found) for entity, found in sorted(named.items())}
 
-    spans: list[tuple[int, int]]
 
-    def __post_init__(self) -> None:
-        flat = np.array([t for span in self.spans for t in span], dtype=np.int64)
-        object.__setattr__(self, "_edges", flat)
+def _inside(edges: np.ndarray, times: np.ndarray) -> np.ndarray:
+    """Whether each time lies in the spans whose flattened edges are ``edges``: the number of
+    edges ≤ ``t`` is odd."""
+    return np.searchsorted(edges, times, side="right") % 2 == 1
+
+
+def _edges(spans: Iterable[tuple[int, int]]) -> np.ndarray:
+    return np.array([t for span in spans for t in span], dtype=np.int64)
+
+
+class RowFilter:
+    """Keeps the rows of a batch that a window reads: inside one of ``spans`` (every entity's), or
+    inside one of ``by_entity[e]`` for a row of entity ``e`` (the column ``entity_key``)."""
+
+    def __init__(
+        self, spans: list[tuple[int, int]], by_entity: dict[str, list[tuple[int, int]]], entity_key: str
+    ) -> None:
+        self.spans, self.by_entity, self.entity_key = spans, by_entity, entity_key
+        self._all = _edges(spans)
+        self._any_entity = _edges(merged(ReadWindow(*span) for found in by_entity.values() for span in found))
+        self._entity_edges = {entity: _edges(found) for entity, found in by_entity.items()}
 
     def kept(self, batch: pa.RecordBatch) -> pa.RecordBatch:
-        """The rows inside a span (in their order): a time ``t`` is inside when the number of span
-        edges ≤ ``t`` is odd."""
+        """The rows read, in their order."""
         times = pc.cast(batch.column("time"), pa.int64()).to_numpy(zero_copy_only=False)
-        inside = np.searchsorted(self._edges, times, side="right") % 2 == 1  # type: ignore[attr-defined]
-        return batch.filter(pa.array(inside)) if not inside.all() else batch
+        inside = _inside(self._all, times)
+        candidates = np.flatnonzero(~inside & _inside(self._any_entity, times))
+        if len(candidates):
+            names = pc.cast(batch.column(self.entity_key).take(pa.array(candidates)), pa.string())
+            for entity in set(names.to_pylist()) & self._entity_edges.keys():
+                rows = candidates[np.asarray(pc.equal(names, entity).fill_null(False))]
+                inside[rows] = _inside(self._entity_edges[entity], times[rows])
+        return batch if inside.all() else batch.filter(pa.array(inside))
 
 
 def epochs_inside(spans: Iterable[tuple[int, int]], start_ns: int, interval_ns: int) -> int:
@@ -132,5 +162,10 @@ def planned_extract(spec: object) -> tuple[list[ReadWindow], int]:
     types, seed = run.resolved_query_types, run.effective_query_seed
     queries = generate_queries(DataRange.of_spec(run.dataset), types, run.queries_per_type, seed)
     windows = read_windows(queries, run.end, run.interval)
-    epochs = epochs_inside(merged(windows), run.start, run.interval)
-    return windows, epochs * run.scale * len(run.measurements)
+    every = [w for w in windows if w.entities is None]
+    spans = merged(every)
+    rows = epochs_inside(spans, run.start, run.interval) * run.scale
+    for found in entity_spans(windows).values():
+        both = merged([*every, *(ReadWindow(*span) for span in found)])
+        rows += epochs_inside(both, run.start, run.interval) - epochs_inside(spans, run.start, run.interval)
+    return windows, rows * len(run.measurements)

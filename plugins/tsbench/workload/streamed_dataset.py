@@ -25,7 +25,7 @@ from tsbench.workload.dataset import (
     locked_build,
 )
 from tsbench.workload.dataset_spec import DatasetSpec
-from tsbench.workload.extract import Coverage, ReadWindow, SpanFilter, merged
+from tsbench.workload.extract import Coverage, ReadWindow, RowFilter, entity_spans, merged
 from tsbench.workload.generate import generate
 from tsbench.workload.row_stream import Lateness
 from tsbench.workload.scan import bounded_connection, sql_ident, sql_literal
@@ -33,12 +33,12 @@ from tsbench.workload.usecases import UseCase
 
 
 class ExtractWriter(DatasetWriter):
-    """Writes the rows inside ``spans``; counts every row, its lateness and its complete fields."""
+    """Writes the rows the windows read; counts every row, its lateness and its complete fields."""
 
-    def __init__(self, final: Path, use_case: UseCase, spans: list[tuple[int, int]]):
+    def __init__(self, final: Path, use_case: UseCase, windows: list[ReadWindow]):
         super().__init__(final, use_case)
-        self.spans = spans
-        self.keep = SpanFilter(spans)
+        every = merged(w for w in windows if w.entities is None)
+        self.keep = RowFilter(every, entity_spans(windows), use_case.entity_key)
         self.rows_seen: dict[str, int] = {m.name: 0 for m in use_case.measurements}
         self.lateness_seen = Lateness()
         self.complete = {m.name: set(m.field_names) for m in use_case.measurements}
@@ -56,7 +56,8 @@ class ExtractWriter(DatasetWriter):
     def extract_facts(self) -> dict[str, object]:
         measurements = self.use_case.measurements
         fields = {m.name: [f for f in m.field_names if f in self.complete[m.name]] for m in measurements}
-        return {"spans": self.spans, "rows": dict(self.rows), "complete_fields": fields}
+        spans = {"spans": self.keep.spans, "entity_spans": self.keep.by_entity}
+        return {**spans, "rows": dict(self.rows), "complete_fields": fields}
 
 
 def ensure_streamed_dataset(
@@ -79,7 +80,7 @@ def build_extract(
     """Generate ``spec`` once, keep the rows inside ``windows`` in ``final``; DatasetError when a
     window's coverage does not hold (the extract could not answer its query as the data would)."""
     data = generate(spec)
-    writer = ExtractWriter(final, data.use_case, merged(windows))
+    writer = ExtractWriter(final, data.use_case, windows)
     try:
         for measurement, batch in data.batches:
             writer.write(measurement, batch)
