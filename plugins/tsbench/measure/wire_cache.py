@@ -43,6 +43,7 @@ import pyarrow as pa
 from filelock import FileLock
 
 from tsbench.measure.batches import entity_ids, metric_count
+from tsbench.results.phase_records import WireFacts
 from tsbench.targets.base import Target
 from tsbench.workload.dataset import Dataset, sha256_file
 
@@ -124,19 +125,13 @@ class WireCache:
             for handle in files:
                 handle.close()
 
-    def facts(self) -> dict[str, Any]:
+    def facts(self) -> WireFacts:
         """What the report shows about the preparation (no paths of the machine)."""
         keys = ("key", "batch_size", "partitions", "bodies", "rows", "bytes_stored", "bytes_sent")
-        facts = {key: self.manifest[key] for key in keys}
-        facts.update(
-            digest=self.path.name,
-            codec=self.manifest["codec"],
-            encode_s=self.manifest["encode_s"],
-            encode_cpu_s=self.manifest["encode_cpu_s"],
-            processes=self.manifest["processes"],
-            reused=self.reused,
+        keys += ("codec", "encode_s", "encode_cpu_s", "processes")
+        return WireFacts(
+            **{key: self.manifest[key] for key in keys}, digest=self.path.name, reused=self.reused
         )
-        return facts
 
 
 def cache_key(dataset: Dataset, wire_key: str, batch_size: int, partitions: int) -> str:

@@ -22,7 +22,7 @@ import queue
 import time
 import traceback
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from multiprocessing import get_context
 from typing import Any
 
@@ -34,6 +34,7 @@ from tsbench.measure.wire_cache import (
     encoding_processes,
     ensure_wire_cache,
 )
+from tsbench.results.phase_records import WireFacts
 from tsbench.targets.base import Target
 from tsbench.workload.dataset import Dataset
 
@@ -70,7 +71,7 @@ class WireStream:
     batch_size: int
     partitions: int
     key: str
-    last: dict[str, Any] = field(default_factory=dict)
+    last: WireFacts | None = None
 
     @property
     def processes(self) -> int:
@@ -79,7 +80,7 @@ class WireStream:
     @property
     def encoding_cpu_s_in_window(self) -> float:
         """The encoders' CPU-seconds of the last pass: spent inside the load's timed window."""
-        return float(self.last.get("encode_cpu_s", 0.0))
+        return float(self.last.encode_cpu_s or 0.0) if self.last else 0.0
 
     def bodies(self) -> Iterator[Body]:
         """Every body in ingestion order, encoded now by ``processes`` worker processes (stopped
@@ -99,7 +100,9 @@ class WireStream:
             worker.start()
         try:
             cpu = yield from self._in_order(queues, workers, totals)
-            self.last = {**totals, "encode_s": time.perf_counter() - started, "encode_cpu_s": cpu}
+            self.last = self.facts().model_copy(
+                update={**totals, "encode_s": time.perf_counter() - started, "encode_cpu_s": cpu}
+            )
         finally:
             for worker in workers:
                 if worker.is_alive():
@@ -133,24 +136,20 @@ class WireStream:
             sequence += 1
         return cpu
 
-    def facts(self) -> dict[str, Any]:
-        """What the report shows (``WireCache.facts()``'s keys): the last pass's figures, encoded
-        inside the timed window, nothing stored."""
-        facts: dict[str, Any] = {
-            "key": self.key,
-            "batch_size": self.batch_size,
-            "partitions": self.partitions,
-            "bodies": None,
-            "rows": None,
-            "bytes_sent": None,
-            "encode_s": None,
-            "encode_cpu_s": None,
-        }
-        facts.update(self.last)
-        facts.update(
-            bytes_stored=0, digest="", codec="none", processes=self.processes, reused=False, streamed=True
+    def facts(self) -> WireFacts:
+        """What the report shows: the last pass's figures (None before one), encoded inside the
+        timed window, nothing stored."""
+        if self.last is not None:
+            return self.last
+        return WireFacts(
+            key=self.key,
+            batch_size=self.batch_size,
+            partitions=self.partitions,
+            bytes_stored=0,
+            codec="none",
+            processes=self.processes,
+            streamed=True,
         )
-        return facts
 
 
 def _next_message(source: Any, worker: Any) -> Any:

@@ -49,13 +49,36 @@ class Provision(Record):
     started_at: str = ""  # ISO instant provisioning began (a cloud host's life starts here); runs before: ""
 
 
+class WireFacts(Record):
+    """How a target's load bodies were made (``WireCache.facts()`` or ``WireStream.facts()``):
+    their wire format's key, batch size and partitions, the bodies, rows and bytes sent; a cache's
+    stored bytes, digest and codec; the encoding's wall and CPU-seconds and processes; whether the
+    cache was found (``reused``) or the bodies were encoded during the load (``streamed``: nothing
+    stored). None where a streamed pass has not run."""
+
+    key: str = ""
+    batch_size: int | None = None
+    partitions: int | None = None
+    bodies: int | None = None
+    rows: int | None = None
+    bytes_stored: int | None = None
+    bytes_sent: int | None = None
+    digest: str = ""
+    codec: str = ""
+    encode_s: Number | None = None
+    encode_cpu_s: Number | None = None
+    processes: int | None = None
+    reused: bool = False
+    streamed: bool = False
+
+
 class Prepare(Record):
     """``prepare.json``: seconds to create the schema, and the wire-ready load bodies' facts (their
     cache, encoded outside the load's timed window; None where the target loads from Arrow)."""
 
     FILE: ClassVar[str] = "prepare"
     seconds: Number | None = None
-    wire: dict[str, Any] | None = None  # ``WireCache.facts()``: the measuring side's own summary
+    wire: WireFacts | None = None
     wall_s: Number | None = None
 
 
@@ -97,7 +120,7 @@ class LoadPhase(Record):
     trials: list[LoadTrial] = []
     row_count_ok: bool = False
     median_rows_per_s: Number | None = None
-    wire: dict[str, Any] | None = None  # ``WireCache.facts()``, as in ``Prepare``
+    wire: WireFacts | None = None  # as in ``Prepare``
     wall_s: Number | None = None
     # rows per measurement the target's data model keeps, when other than the dataset's files hold
     # (iot: ``Capabilities.stores_fieldless_rows`` …; rows sent twice: ``keeps``); empty: every row

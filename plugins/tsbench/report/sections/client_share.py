@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from tsbench.report.sections.common import Caveat
 from tsbench.report.sections.target_view import TargetView
 from tsbench.results.model import LoadTrial, Number, RunResult
+from tsbench.results.phase_records import WireFacts
 from tsbench.spec import RunSpec
 
 # Above this share of the machine's CPU, a client that shared the server's cores is called out.
@@ -34,16 +35,16 @@ class ClientShare:
 
 @dataclass(frozen=True)
 class PreparedNote:
-    """How a target's load bodies were encoded before the timed window: ``wire`` is ``load.wire``
-    as recorded (bytes_sent, bodies, encode_s, encode_cpu_s, processes, reused)."""
+    """How a target's load bodies were encoded before the timed window (or, ``streamed``, during
+    it): ``wire`` is ``load.wire`` as recorded."""
 
     target: TargetView
-    wire: Mapping[str, Any]
+    wire: WireFacts
 
     @property
     def streamed(self) -> bool:
         """Encoded during the load by worker processes (``measure.wire_stream``), not before it."""
-        return bool(self.wire.get("streamed"))
+        return self.wire.streamed
 
 
 @dataclass(frozen=True)
