@@ -21,6 +21,7 @@ from tsbench.workload.extract import (
     merged,
     planned_extract,
     read_windows,
+    unkept,
 )
 from tsbench.workload.oracle import Oracle
 from tsbench.workload.queries import DataRange, generate_queries
@@ -53,6 +54,12 @@ def test_the_oracle_answers_from_the_extract_as_from_the_whole_dataset(use_case:
     expected = [answer.to_json() for _, answer in Oracle(whole).answers(queries)]
     answered = [answer.to_json() for _, answer in Oracle(streamed).answers(queries)]
     assert answered == expected and any(a.get("rows") for a in answered)
+    # a query whose window the extract did not keep is refused, never answered from a part
+    other = generate_queries(DataRange.of_spec(spec.dataset), spec.resolved_query_types, 3, seed=99)
+    refused = [q for q in other if unkept(streamed.extract, [q], streamed.end_ns, streamed.interval_ns)]
+    assert refused, "another seed's windows fall outside the extract"
+    with pytest.raises(ExtractError, match="did not keep"):
+        Oracle(streamed).answer(refused[0])
 
 
 def test_a_load_reads_the_rows_generated_again_exactly_as_stored(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from tsbench.workload.manifest import ExtractFacts
 from tsbench.workload.queries import LogicalQuery
 from tsbench.workload.query_kinds import Kind
 
@@ -169,3 +170,28 @@ def planned_extract(spec: object) -> tuple[list[ReadWindow], int]:
         both = merged([*every, *(ReadWindow(*span) for span in found)])
         rows += epochs_inside(both, run.start, run.interval) - epochs_inside(spans, run.start, run.interval)
     return windows, rows * len(run.measurements)
+
+
+def _within(spans: list[tuple[int, int]], window: ReadWindow) -> bool:
+    """Whether the window's ``[start, end)`` lies inside one of the sorted, disjoint spans."""
+    return any(low <= window.start_ns and window.end_ns <= high for low, high in spans)
+
+
+def _kept_of(extract: ExtractFacts, entity: str | None) -> list[tuple[int, int]]:
+    """The spans ``extract`` keeps of ``entity`` (None: of every entity)."""
+    every = [(int(low), int(high)) for low, high in extract.spans]
+    own = extract.entity_spans.get(entity, []) if entity is not None else []
+    return merged(ReadWindow(int(low), int(high)) for low, high in [*every, *own])
+
+
+def unkept(
+    extract: ExtractFacts, queries: Iterable[LogicalQuery], end_ns: int, interval_ns: int
+) -> list[str]:
+    """The ids of the queries whose windows ``extract`` does not keep (their answers over it would
+    not be the whole dataset's)."""
+    missing = []
+    for query in queries:
+        (window,) = read_windows([query], end_ns, interval_ns)
+        if not all(_within(_kept_of(extract, entity), window) for entity in window.entities or (None,)):
+            missing.append(query.id)
+    return missing
