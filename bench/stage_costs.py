@@ -359,12 +359,18 @@ def write_coefficients(path: Path, results: list[dict[str, Any]]) -> None:
 
 def merged(results: list[dict[str, Any]]) -> dict[str, Any]:
     """Several stage-cost files as one, their sizes in order (e.g. 1 M and 10 M measured one day,
-    100 M another: the largest is then set beside the line through the two below it)."""
-    sized = sorted(
-        (size, label, stages, result["measured"]["workload"]["duration"])
-        for result in results
-        for size, label, stages in zip(result["sizes"], result["labels"], result["stages"], strict=True)
-    )
+    100 M another: the largest is then set beside the line through the two below it). A size that
+    several files measured (other targets at the same size) is one size with the stages of all of
+    them; a stage both measured keeps the earlier file's figures."""
+    by_size: dict[int, tuple[str, dict[str, Any], str]] = {}
+    for result in results:
+        duration = result["measured"]["workload"]["duration"]
+        for size, label, stages in zip(result["sizes"], result["labels"], result["stages"], strict=True):
+            label, earlier, span = by_size.get(size, (label, {}, duration))
+            if span != duration:
+                raise SystemExit(f"{label}: measured over {span} in one file and {duration} in another")
+            by_size[size] = (label, {**stages, **earlier}, duration)
+    sized = [(size, label, stages, duration) for size, (label, stages, duration) in sorted(by_size.items())]
     commands = "; ".join(f"{r['measured']['command']} ({r['measured']['date']})" for r in results)
     return {
         "sizes": [size for size, _, _, _ in sized],
