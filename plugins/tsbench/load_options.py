@@ -4,11 +4,20 @@ rows (stored whole, or streamed: ``workload.streamed_dataset``)."""
 
 from __future__ import annotations
 
+import os
 from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 WIRE_STREAM_FROM_ROWS = 50_000_000  # ``wire_bodies: auto`` streams the bodies of datasets this large
+# Below this many rows one process encodes (starting interpreters would cost more than it saves).
+PARALLEL_FROM_ROWS = 1_000_000
+
+
+def encoding_processes_at(rows: int) -> int:
+    """Processes that encode the bodies of ``rows`` rows, cached or streamed: one below
+    ``PARALLEL_FROM_ROWS``, else one per core up to 4 (the plan reads it too)."""
+    return 1 if rows < PARALLEL_FROM_ROWS else max(1, min(os.cpu_count() or 1, 4))
 
 
 class WireBodiesOption(BaseModel):

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tsbench.measure.wire_cache import encoding_processes_at
+from tsbench.load_options import encoding_processes_at
 from tsbench.spec import SpecError
 from tsbench.sweep.costs import COSTS_FILE, MeasuredCosts, measured_costs
 from tsbench.sweep.estimate import estimate_plan

@@ -26,6 +26,7 @@ from tsbench.results.live_records import (
 from tsbench.results.model import (
     CacheReset,
     CompressionFigures,
+    DatasetFacts,
     LoadTrial,
     PriceLine,
     QueryStats,
@@ -34,13 +35,11 @@ from tsbench.results.model import (
     RollupRefreshFigures,
     TargetResult,
 )
+from tsbench.results.phase_records import WireFacts
 from tsbench.spec import RunSpec
 
-# Free-form content the views carry as recorded (dicts): the run's dataset facts (run.json),
-# ``load.wire``, error and mismatch samples (with their diff rows), and dict methods.
-DATASET_KEYS = {"id", "path", "reused", "generate_s", "rows", "rows_total", "files_sha256"}
-DATASET_KEYS |= {"generator_version"}
-WIRE_KEYS = {"key", "bodies", "bytes_sent", "encode_s", "encode_cpu_s", "processes", "reused"}
+# Free-form content the views carry as recorded (dicts): error and mismatch samples (with their diff
+# rows), and dict methods.
 SAMPLE_KEYS = {"target", "pass", "query_id", "type", "reason", "columns", "rows", "error"}
 DIFF_ROW_KEYS = {"row", "expected", "actual", "differs"}
 DICT_METHODS = {"items"}
@@ -96,9 +95,9 @@ def test_every_template_attribute_exists() -> None:
     }
     records = (QueryStats, Resources, CacheReset, LoadTrial, CompressionFigures, RollupFigures, RunSpec)
     live = (LivePhase, IngestFigures, LiveQueryType, Latency, FreshnessFigures, RampStep)
-    for record in (*records, RollupRefreshFigures, PriceLine, *live):
+    for record in (*records, RollupRefreshFigures, PriceLine, *live, DatasetFacts, WireFacts):
         known |= set(record.model_fields)
-    known |= DATASET_KEYS | WIRE_KEYS | SAMPLE_KEYS | DIFF_ROW_KEYS | DICT_METHODS
+    known |= SAMPLE_KEYS | DIFF_ROW_KEYS | DICT_METHODS
     unknown = _template_attributes() - known
     assert not unknown, f"the template reads attributes no view has: {sorted(unknown)}"
 

@@ -42,6 +42,8 @@ import numpy as np
 import pyarrow as pa
 from filelock import FileLock
 
+from tsbench import load_options
+from tsbench.load_options import encoding_processes_at
 from tsbench.measure.batches import entity_ids, metric_count
 from tsbench.results.phase_records import WireFacts
 from tsbench.targets.base import Target
@@ -50,8 +52,7 @@ from tsbench.workload.dataset import Dataset, sha256_file
 FORMAT = "tsbench-wire/2"
 CODEC = "lz4"
 STORED_RAW_UP_TO_ROWS = 2_000_000  # bodies of datasets this small are stored uncompressed
-# Below this many rows one process encodes (starting interpreters would cost more than it saves).
-PARALLEL_FROM_ROWS = 1_000_000
+PARALLEL_FROM_ROWS = load_options.PARALLEL_FROM_ROWS  # one process encodes below (tests lower it)
 RECORD = np.dtype(
     [
         ("sequence", "<i8"),  # the batch's position in ingestion order
@@ -171,13 +172,12 @@ def ensure_wire_cache(
 
 
 def encoding_processes(dataset: Dataset) -> int:
-    """Processes that encode ``dataset``'s bodies (``encoding_processes_at`` its rows)."""
-    return encoding_processes_at(sum(dataset.rows.values()))
-
-
-def encoding_processes_at(rows: int) -> int:
-    """Processes that encode the bodies of ``rows`` rows: one below ``PARALLEL_FROM_ROWS``, else up to 4."""
-    return 1 if rows < PARALLEL_FROM_ROWS else max(1, min(os.cpu_count() or 1, 4))
+    """Processes that encode ``dataset``'s bodies (``load_options.encoding_processes_at`` its rows;
+    ``PARALLEL_FROM_ROWS`` read here, where tests set it)."""
+    rows = sum(dataset.rows.values())
+    return (
+        1 if rows < PARALLEL_FROM_ROWS else encoding_processes_at(max(rows, load_options.PARALLEL_FROM_ROWS))
+    )
 
 
 def _build(

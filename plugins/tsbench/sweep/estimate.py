@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tsbench.measure.wire_cache import encoding_processes_at
+from tsbench.load_options import encoding_processes_at
 from tsbench.runtimes.select import machine_shape
 from tsbench.runtimes.shapes import MachineShape
 from tsbench.sweep.costs import MeasuredCosts, StageCurve, measured_costs
