@@ -6,9 +6,9 @@ key ``time`` (TIMESTAMP, ms); entity tags in the COLLECTION ``tsbench_tags``; ro
 ``client.py``): an Arrow batch is grouped by container with one stable sort, crosses into the JVM as a
 few primitive arrays, becomes GridDB rows in Java (``Bulk.rows``) and goes out with one
 ``GridStore.multiPut``, which commits before it returns. Queries: devops and YCSB-TS (``dialect.py``,
-``combine.py``) as a JSON plan of TQL per container, sent with one ``fetchAll``, combined on the
-client; iot (``iot_dialect.py``, ``jdbc.py``) as one GridDB SQL statement over the trucks'
-containers, answered whole by the server's SQL service.
+``combine.py``) as a JSON plan of TQL per container, sent ``combine.FETCH_CONTAINERS`` containers
+per ``fetchAll`` and folded chunk by chunk on the client; iot (``iot_dialect.py``, ``jdbc.py``) as
+one GridDB SQL statement over the trucks' containers, answered whole by the server's SQL service.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ class GridDBSession(RowSession):
         return self._sql.query(text)
 
     def fetch_steps(self, steps: list[dialect.Step]) -> list[combine.StepResult]:
-        """Every step's TQL on its container, in one ``fetchAll``."""
+        """Every step's TQL on its container, in one ``fetchAll`` (``combine.answer`` sends a chunk)."""
         return self.store.fetch([s["container"] for s in steps], [s["tql"] for s in steps])
 
     def execute(self, text: str) -> list[tuple[Any, ...]]:
@@ -257,8 +257,9 @@ class GridDBTarget(Target):
             "client": f"GridDB Java client {client_version()} (built from the release source) over JPype"
             " (+ tsbench Bulk helper)",
             "ingest": "GridStore.multiPut per batch (rows built in Java from column arrays)",
-            "query": "devops/YCSB-TS: TQL per container, one GridStore.fetchAll per query, combined on the "
-            "client; iot: one SQL statement per query (JDBC driver "
+            "query": "devops/YCSB-TS: TQL per container, one GridStore.fetchAll per "
+            f"{combine.FETCH_CONTAINERS} containers, combined on the client; iot: one SQL statement per "
+            "query (JDBC driver "
             f"{DEFINITION.install_env['GRIDDB_JDBC_VERSION']}), answered by the server",
             "schema": self.capabilities.schema_note,
             "cluster": {k: stat.get("cluster", {}).get(k) for k in ("clusterName", "notificationMode")},
