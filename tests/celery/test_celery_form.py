@@ -72,6 +72,7 @@ def celery(minio_server: MinioServer) -> Iterator[tuple[AirflowDeployment, str, 
             yield running, store, var
     finally:
         shutil.rmtree(var, ignore_errors=True)
+        shutil.rmtree(workdir, ignore_errors=True)  # the deployment's home: ~415 MB a run
 
 
 def _workers_by_task(deployment: AirflowDeployment, run_id: str) -> dict[tuple[str, int], str]:

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from tsbench.load_options import encoding_processes_at
 from tsbench.spec import SpecError
+from tsbench.spec.load_options import encoding_processes_at
 from tsbench.sweep.costs import COSTS_FILE, MeasuredCosts, measured_costs
 from tsbench.sweep.estimate import estimate_plan
 from tsbench.sweep.plan import SweepLimits, expand_sweep

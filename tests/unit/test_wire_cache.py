@@ -15,6 +15,7 @@ from tsbench.measure import wire_cache
 from tsbench.measure.load import load
 from tsbench.measure.sink import NullTarget
 from tsbench.measure.wire_cache import ensure_wire_cache
+from tsbench.spec import load_options
 from tsbench.targets.base import Capabilities
 from tsbench.targets.postgres.target import PostgresTarget
 from tsbench.targets.questdb.target import QuestDBTarget
@@ -60,7 +61,7 @@ def test_several_processes_write_the_same_bodies(
     small_dataset: Dataset, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     single = ensure_wire_cache(small_dataset, QuestDBTarget, 4_000)
-    monkeypatch.setattr(wire_cache, "PARALLEL_FROM_ROWS", 0)
+    monkeypatch.setattr(load_options, "PARALLEL_FROM_ROWS", 0)
     monkeypatch.setattr(wire_cache, "FORMAT", "tsbench-wire/1+parallel-test")  # a new address
     parallel = ensure_wire_cache(small_dataset, QuestDBTarget, 4_000)
     assert single is not None and parallel is not None and parallel.path != single.path

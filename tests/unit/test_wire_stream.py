@@ -11,12 +11,11 @@ from pathlib import Path
 import pytest
 from test_wire_cache import Receiver
 
-from tsbench.load_options import WIRE_STREAM_FROM_ROWS
-from tsbench.measure import wire_cache
 from tsbench.measure.load import load
 from tsbench.measure.wire_cache import ensure_wire_cache
 from tsbench.measure.wire_stream import WireStream, wire_bodies
-from tsbench.spec import RunSpec
+from tsbench.spec import RunSpec, load_options
+from tsbench.spec.load_options import WIRE_STREAM_FROM_ROWS
 from tsbench.targets.influxdb.target import InfluxDBTarget
 from tsbench.targets.postgres.target import PostgresTarget
 from tsbench.targets.questdb.target import QuestDBTarget
@@ -46,7 +45,7 @@ def test_streamed_bodies_are_the_cached_ones_in_the_same_order(
 ) -> None:
     cache = ensure_wire_cache(small_dataset, target_type, 5_000, partitions)
     assert cache is not None
-    monkeypatch.setattr(wire_cache, "PARALLEL_FROM_ROWS", processes_from_rows)
+    monkeypatch.setattr(load_options, "PARALLEL_FROM_ROWS", processes_from_rows)
     stream = _stream(small_dataset, target_type, 5_000, partitions)
     assert (stream.processes > 1) == (processes_from_rows == 0)
     streamed = [(b.measurement, b.owner, b.data, b.rows, b.metrics) for b in stream.bodies()]
@@ -63,7 +62,7 @@ def test_a_stream_stores_nothing_and_its_load_counts_the_encoders_cpu(
     small_dataset: Dataset, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     copy = Dataset.open(shutil.copytree(small_dataset.path, tmp_path / "dataset", ignore=_no_wire))
-    monkeypatch.setattr(wire_cache, "PARALLEL_FROM_ROWS", 0)
+    monkeypatch.setattr(load_options, "PARALLEL_FROM_ROWS", 0)
     before = _children()
     stream = _stream(copy, QuestDBTarget, 5_000)
     target = Receiver(None, copy.use_case, copy.tags())
@@ -83,7 +82,7 @@ def _no_wire(folder: str, names: list[str]) -> list[str]:
 def test_a_reader_that_stops_early_stops_the_encoders(
     small_dataset: Dataset, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(wire_cache, "PARALLEL_FROM_ROWS", 0)
+    monkeypatch.setattr(load_options, "PARALLEL_FROM_ROWS", 0)
     before = _children()
     bodies = _stream(small_dataset, QuestDBTarget, 1_000).bodies()
     first = next(bodies)
@@ -99,7 +98,7 @@ def test_an_encoder_that_fails_fails_the_stream_with_its_error(
     for parquet in copy.path.rglob("*.parquet"):
         if parquet.name != "tags.parquet":
             parquet.write_bytes(b"not parquet")
-    monkeypatch.setattr(wire_cache, "PARALLEL_FROM_ROWS", 0)
+    monkeypatch.setattr(load_options, "PARALLEL_FROM_ROWS", 0)
     before = _children()
     with pytest.raises(RuntimeError, match=r"encoding .* failed in a worker process"):
         list(_stream(copy, QuestDBTarget, 5_000).bodies())

@@ -42,17 +42,15 @@ import numpy as np
 import pyarrow as pa
 from filelock import FileLock
 
-from tsbench import load_options
-from tsbench.load_options import encoding_processes_at
 from tsbench.measure.batches import entity_ids, metric_count
 from tsbench.results.phase_records import WireFacts
+from tsbench.spec.load_options import encoding_processes_at
 from tsbench.targets.base import Target
 from tsbench.workload.dataset import Dataset, sha256_file
 
 FORMAT = "tsbench-wire/2"
 CODEC = "lz4"
 STORED_RAW_UP_TO_ROWS = 2_000_000  # bodies of datasets this small are stored uncompressed
-PARALLEL_FROM_ROWS = load_options.PARALLEL_FROM_ROWS  # one process encodes below (tests lower it)
 RECORD = np.dtype(
     [
         ("sequence", "<i8"),  # the batch's position in ingestion order
@@ -172,12 +170,8 @@ def ensure_wire_cache(
 
 
 def encoding_processes(dataset: Dataset) -> int:
-    """Processes that encode ``dataset``'s bodies (``load_options.encoding_processes_at`` its rows;
-    ``PARALLEL_FROM_ROWS`` read here, where tests set it)."""
-    rows = sum(dataset.rows.values())
-    return (
-        1 if rows < PARALLEL_FROM_ROWS else encoding_processes_at(max(rows, load_options.PARALLEL_FROM_ROWS))
-    )
+    """Processes that encode ``dataset``'s bodies (``load_options.encoding_processes_at`` its rows)."""
+    return encoding_processes_at(sum(dataset.rows.values()))
 
 
 def _build(

@@ -32,9 +32,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tsbench.load_options import encoding_processes_at
 from tsbench.runtimes.select import machine_shape
 from tsbench.runtimes.shapes import MachineShape
+from tsbench.spec.load_options import encoding_processes_at
 from tsbench.sweep.costs import MeasuredCosts, StageCurve, measured_costs
 from tsbench.workload.extract import planned_extract
 

@@ -177,11 +177,29 @@ def _within(spans: list[tuple[int, int]], window: ReadWindow) -> bool:
     return any(low <= window.start_ns and window.end_ns <= high for low, high in spans)
 
 
-def _kept_of(extract: ExtractFacts, entity: str | None) -> list[tuple[int, int]]:
-    """The spans ``extract`` keeps of ``entity`` (None: of every entity)."""
-    every = [(int(low), int(high)) for low, high in extract.spans]
-    own = extract.entity_spans.get(entity, []) if entity is not None else []
-    return merged(ReadWindow(int(low), int(high)) for low, high in [*every, *own])
+class KeptSpans:
+    """What a streamed dataset's extract keeps, merged once: the spans of every entity, and an entity's
+    own spans merged with them on first use (a query's check then costs one scan of its spans)."""
+
+    def __init__(self, extract: ExtractFacts, end_ns: int, interval_ns: int):
+        self.extract, self.end_ns, self.interval_ns = extract, end_ns, interval_ns
+        self.every = merged(ReadWindow(int(low), int(high)) for low, high in extract.spans)
+        self._own: dict[str, list[tuple[int, int]]] = {}
+
+    def of(self, entity: str | None) -> list[tuple[int, int]]:
+        """The spans kept of ``entity`` (None: of every entity)."""
+        own = self.extract.entity_spans.get(entity, []) if entity is not None else []
+        if not own:
+            return self.every
+        if entity not in self._own:
+            windows = [ReadWindow(low, high) for low, high in self.every]
+            self._own[entity] = merged([*windows, *(ReadWindow(int(low), int(high)) for low, high in own)])
+        return self._own[entity]
+
+    def keeps(self, query: LogicalQuery) -> bool:
+        """Whether the extract keeps every row ``query`` reads."""
+        (window,) = read_windows([query], self.end_ns, self.interval_ns)
+        return all(_within(self.of(entity), window) for entity in window.entities or (None,))
 
 
 def unkept(
@@ -189,9 +207,5 @@ def unkept(
 ) -> list[str]:
     """The ids of the queries whose windows ``extract`` does not keep (their answers over it would
     not be the whole dataset's)."""
-    missing = []
-    for query in queries:
-        (window,) = read_windows([query], end_ns, interval_ns)
-        if not all(_within(_kept_of(extract, entity), window) for entity in window.entities or (None,)):
-            missing.append(query.id)
-    return missing
+    kept = KeptSpans(extract, end_ns, interval_ns)
+    return [query.id for query in queries if not kept.keeps(query)]

@@ -13,7 +13,7 @@ from typing import Any
 
 from tsbench.progress import Progress
 from tsbench.workload.answers import Answer, answer_columns
-from tsbench.workload.extract import ExtractError, unkept
+from tsbench.workload.extract import ExtractError, KeptSpans
 from tsbench.workload.iot_oracle import IOT_ORACLE, measurement_view
 from tsbench.workload.kept import Keeps, kept_rows_sql
 from tsbench.workload.manifest import ExtractFacts
@@ -121,8 +121,8 @@ class Oracle:
     def __init__(self, dataset: Any, threads: int | None = None, keeps: Keeps = Keeps.ALL):
         self.connection = bounded_connection()
         self.keeps = keeps
-        self.extract: ExtractFacts | None = getattr(dataset, "extract", None)  # a streamed dataset's
-        self.span = (getattr(dataset, "end_ns", 0), getattr(dataset, "interval_ns", 0))
+        extract: ExtractFacts | None = getattr(dataset, "extract", None)  # a streamed dataset's
+        self.kept = None if extract is None else KeptSpans(extract, dataset.end_ns, dataset.interval_ns)
         if threads:
             self.connection.execute(f"SET threads = {int(threads)}")
         use_case = dataset.use_case
@@ -149,7 +149,7 @@ class Oracle:
     def _fetched_parts(self, query: LogicalQuery) -> Iterator[list[Any]]:
         """The answer's raw rows in answer order, ``FETCH_ROWS`` at a time (ExtractError for a query
         a streamed dataset's extract does not keep the rows of)."""
-        if self.extract is not None and unkept(self.extract, [query], *self.span):
+        if self.kept is not None and not self.kept.keeps(query):
             raise ExtractError(f"{query.id} reads rows the streamed dataset's extract did not keep")
         sql, params = oracle_sql(query)
         columns, key = answer_columns(query.query_type, query.fields)

@@ -27,6 +27,7 @@ from tsbench.workload.dataset import (
 from tsbench.workload.dataset_spec import DatasetSpec
 from tsbench.workload.extract import Coverage, ReadWindow, RowFilter, entity_spans, merged
 from tsbench.workload.generate import generate
+from tsbench.workload.manifest import ExtractFacts
 from tsbench.workload.row_stream import Lateness
 from tsbench.workload.scan import bounded_connection, sql_ident, sql_literal
 from tsbench.workload.usecases import UseCase
@@ -53,11 +54,16 @@ class ExtractWriter(DatasetWriter):
         """The whole dataset's rows and lateness (the files hold the extract)."""
         return self.rows_seen, self.lateness_seen.ns
 
-    def extract_facts(self) -> dict[str, object]:
+    def extract_facts(self) -> ExtractFacts:
+        """What the folder keeps: the spans, the rows kept, the fields every generated row carried."""
         measurements = self.use_case.measurements
         fields = {m.name: [f for f in m.field_names if f in self.complete[m.name]] for m in measurements}
-        spans = {"spans": self.keep.spans, "entity_spans": self.keep.by_entity}
-        return {**spans, "rows": dict(self.rows), "complete_fields": fields}
+        return ExtractFacts(
+            spans=self.keep.spans,
+            entity_spans=self.keep.by_entity,
+            rows=dict(self.rows),
+            complete_fields=fields,
+        )
 
 
 def ensure_streamed_dataset(
@@ -91,7 +97,7 @@ def build_extract(
             raise DatasetError("an extract cannot answer its queries: " + "; ".join(problems))
         time_range = {"start_ns": spec.start, "end_ns": spec.end, "interval_ns": spec.interval}
         facts = {"source": "generated", "spec": spec.dataset_key(), "time_range": time_range}
-        return writer.commit(data.tags, {**facts, "extract": writer.extract_facts()})
+        return writer.commit(data.tags, {**facts, "extract": writer.extract_facts().model_dump()})
     except BaseException:
         writer.abort()
         raise

@@ -1,4 +1,5 @@
-"""RunSpec: the one typed, validated description of a run; every check on run parameters is here.
+"""RunSpec: the one typed, validated description of a run; every check on run parameters is in this
+package (the load's stored-or-streamed options in ``load_options``).
 
 ``DatasetSpec`` fixes the data (it alone determines the dataset's content address); ``RunSpec`` adds
 queries, targets and load/query settings. ``RunSpec.parse(...)``: bad input raises ``SpecError``
@@ -12,8 +13,8 @@ from typing import Any, Literal, Self, get_args
 
 from pydantic import Field, field_validator, model_validator
 
-from tsbench.load_options import DatasetRowsOption, WireBodiesOption
 from tsbench.runtimes.options import AwsOptions, DockerOptions
+from tsbench.spec.load_options import DatasetRowsOption, WireBodiesOption
 from tsbench.timeutil import format_duration
 from tsbench.workload.dataset_spec import (  # the dataset's part, re-exported: one import for callers
     DEFAULT_END,
