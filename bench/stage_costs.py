@@ -44,6 +44,7 @@ from typing import Any
 
 from process_sampler import INTERVAL_S, disk_used
 
+from tsbench.sweep.costs import SUPERLINEAR_B, memory_grows
 from tsbench.timeutil import parse_duration
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,8 +62,6 @@ MEANINGFUL = {
     "stored_bytes": 100e6,
     "peak_rss_bytes": 100e6,
 }
-SUPERLINEAR_B = 1.15
-MEMORY_GROWTH = 1.25
 
 
 def parse_size(text: str) -> int:
@@ -98,7 +97,7 @@ def flag(figure: str, points: list[tuple[int, float]]) -> str:
         return ""
     if figure == "peak_rss_bytes":
         before, last = points[-2][1], points[-1][1]
-        return "GROWS" if last > MEMORY_GROWTH * before and last - before > MEANINGFUL[figure] else ""
+        return "GROWS" if memory_grows(before, last) else ""
     b = slope(points[-2], points[-1])
     return "SUPERLINEAR" if b is not None and b > SUPERLINEAR_B else ""
 

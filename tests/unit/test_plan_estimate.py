@@ -66,6 +66,14 @@ def test_a_figure_is_read_off_the_line_through_the_two_largest_sizes_or_the_powe
     assert curve.at("wall_s", 100_000_000) == pytest.approx(2.0 + 9.0 * 99 / 9)  # fixed 1 s + 1 µs a row
     assert curve.at("peak_rss_bytes", 10_000_000_000) == 2e8  # a falling figure is held beyond the largest
     assert curve.at("peak_rss_bytes", 5_500_000) == pytest.approx(2.5e8)  # and read off the line between
+    # GridDB's load task, 606 → 642 MB from 1 M to 10 M rows: flat (noise), held beyond; a memory
+    # that grew by more than 25 % and 100 MB keeps growing on its line
+    flat = costs(generate={"wall_s": [1.0, 2.0], "peak_rss_bytes": [606e6, 642e6]}).stage("generate")
+    assert flat is not None and flat.at("peak_rss_bytes", 10_000_000_000) == 642e6
+    growing = costs(generate={"wall_s": [1.0, 2.0], "peak_rss_bytes": [387e6, 639e6]}).stage("generate")
+    assert growing is not None and growing.at("peak_rss_bytes", 100_000_000) == pytest.approx(
+        387e6 + 252e6 * 99 / 9
+    )
     quadratic = costs(oracle={"wall_s": [1.0, 100.0]}).stage("oracle")
     assert quadratic is not None and quadratic.exponent("wall_s") == pytest.approx(2.0)
     assert quadratic.at("wall_s", 100_000_000) == pytest.approx(10_000.0)  # not the line's 1,090

@@ -8,7 +8,9 @@ the largest, the two largest), never below zero. Beyond the largest, where the s
 than linearly between the two largest (exponent > ``SUPERLINEAR_B``), it is read off the power law
 through them instead, so an estimate never assumes the growth straightens out; where it fell
 between them (noise, a warm cache) it is held at the largest size's value. Memory is read the same
-way: a flat stage stays flat, a growing one keeps growing.
+way, except that a peak memory that did not grow between the two largest sizes (``memory_grows``: by
+more than 25 % and 100 MB) is flat and is held at the larger of the two beyond them: a flat stage
+stays flat (a 36 MB rise over 9 M rows is noise, not 42 GB at 10 B rows), a growing one keeps growing.
 """
 
 from __future__ import annotations
@@ -27,6 +29,13 @@ FORMAT = "tsbench-measured-costs/1"
 SUPERLINEAR_B = 1.15
 EXTRAPOLATED = 10  # a figure read this many times beyond the largest measured size says so
 FIGURES = ("wall_s", "cpu_s", "peak_rss_bytes", "stored_bytes")
+MEMORY_GROWTH = 1.25  # a peak memory grows between two sizes when it rises by more than 25 % …
+MEMORY_GROWTH_BYTES = 100e6  # … and by more than 100 MB
+
+
+def memory_grows(smaller: float, larger: float) -> bool:
+    """Whether a peak memory measured at two sizes grows (else it is flat: noise)."""
+    return larger > MEMORY_GROWTH * smaller and larger - smaller > MEMORY_GROWTH_BYTES
 
 
 @dataclass(frozen=True)
@@ -111,6 +120,8 @@ class StageCurve:
             return v2 * (rows / r2) ** b
         if rows > r2 and v2 < v1:  # a figure that fell between the two sizes is not read to fall on
             return v2
+        if rows > r2 and figure == "peak_rss_bytes" and not memory_grows(v1, v2):
+            return max(v1, v2)
         return max(0.0, v1 + (v2 - v1) * (rows - r1) / (r2 - r1))
 
     def source(self, rows: int = 0) -> str:
