@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from botocore.exceptions import ClientError
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTALL_TIMEOUT_S = 1800
@@ -80,10 +81,20 @@ class MinioServer:
         }
 
     def new_bucket(self, stem: str = "tsbench") -> str:
-        """Create a bucket with a fresh name and return the name."""
+        """Create a bucket with a fresh name and return the name. ``/minio/health/live`` answers before
+        the server has initialised its object layer: a bucket asked for then is refused with
+        ``XMinioServerNotInitialized`` (seen on a loaded machine), so that refusal is retried for 60 s."""
         name = f"{stem}-{secrets.token_hex(4)}"
-        self.client().create_bucket(Bucket=name)
-        return name
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                self.client().create_bucket(Bucket=name)
+                return name
+            except ClientError as error:
+                starting = error.response.get("Error", {}).get("Code") == "XMinioServerNotInitialized"
+                if not starting or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
 
 
 def free_port() -> int:
