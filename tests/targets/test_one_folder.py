@@ -64,4 +64,4 @@ def test_no_generic_file_names_the_target(name: str) -> None:
 
 
 def test_every_target_is_described_in_its_folder() -> None:
-    assert list(target_names()) == DEFINED and len(DEFINED) == 10
+    assert list(target_names()) == DEFINED and len(DEFINED) == 11

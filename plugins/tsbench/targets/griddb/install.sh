@@ -7,8 +7,8 @@
 #
 #   -> $TSBENCH_OPT/griddb-$GRIDDB_VERSION/bin/gsserver   (server.py runs it: one private node per
 #                                                          instance, every service on 127.0.0.1)
-#   -> .../lib/tsbench-loopback-bind-<sha12>.so          (install_shim.sh: preloaded, see
-#                                                          native/loopback_bind.c)
+#   -> .../lib/tsbench-loopback-bind-<sha12>.so          (scripts/compile_loopback_shim.sh: preloaded, see
+#                                                          runtimes/native/loopback_bind.c)
 #
 # Run (what server.py does):
 #   gsserver --conf <GS_HOME>/conf       (foreground; GS_HOME, GS_LOG set)
@@ -20,5 +20,5 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 bash "$here/install_client.sh" >/dev/null
 prefix="$(bash "$here/build.sh")"
-bash "$here/install_shim.sh" >/dev/null
+bash "$here/../../../../scripts/compile_loopback_shim.sh" "$prefix/lib" >/dev/null
 echo "$prefix/bin/gsserver"

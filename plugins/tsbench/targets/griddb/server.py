@@ -14,8 +14,8 @@ background). Ready = ``GET /node/stat`` on the system port answers with recovery
 The configuration is ``config.py``'s (the same for every runtime), version and
 ``dataStore``/``checkpoint`` tuning ``definition.py``'s. Every service address is 127.0.0.1 in the
 configuration, but GridDB 5.9.0 binds every listening socket to the wildcard address regardless
-(``native/loopback_bind.c``), so the node runs with tsbench's loopback-bind library preloaded; the local
-runtime checks the sockets the process holds after each start.
+(``runtimes/native/loopback_bind.c``), so the node runs with tsbench's loopback-bind library
+preloaded; the local runtime checks the sockets the process holds after each start.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 
 from tsbench.runtimes.definition import opt_dir
 from tsbench.runtimes.local import ServerRecipe
+from tsbench.runtimes.loopback_shim import installed_library
 from tsbench.runtimes.process_env import server_environment
 from tsbench.targets.base import Endpoint, TargetError
 from tsbench.targets.griddb import rest
@@ -67,17 +68,10 @@ def gsserver_binary() -> str:
     return str(binary)
 
 
-SHIM_SOURCE = Path(__file__).resolve().parent / "native" / "loopback_bind.c"
-
-
 def loopback_shim() -> Path:
-    """``install_shim.sh``'s library (named by its source's sha256), preloaded into the node:
-    GridDB binds every service to the wildcard address (``native/loopback_bind.c`` says why)."""
-    sha12 = hashlib.sha256(SHIM_SOURCE.read_bytes()).hexdigest()[:12]
-    library = build_prefix() / "lib" / f"tsbench-loopback-bind-{sha12}.so"
-    if not library.is_file():
-        raise TargetError(f"griddb: {library} is missing; run scripts/install.sh griddb")
-    return library
+    """The loopback-bind library install.sh compiled, preloaded into the node: GridDB binds every
+    service to the wildcard address (``runtimes/native/loopback_bind.c`` says why)."""
+    return installed_library(build_prefix() / "lib", "griddb")
 
 
 def build_facts() -> dict[str, str]:

@@ -1,11 +1,12 @@
 /*
- * tsbench: a bind() that turns a wildcard address into the loopback address, preloaded into the local
- * GridDB node (LD_PRELOAD; server.py). GridDB CE 5.9.0 binds every service to the wildcard address
- * whatever gs_node.json's serviceAddress says (server/event_engine.cpp: resolveListenAddress binds a
- * NULL host on the service's port; no service ever sets a listen address), so a local node would
- * accept connections from the network. With this library every listening socket the node opens is
- * on 127.0.0.1 (IPv4) or ::1 (IPv6); the local runtime verifies that from the sockets it holds.
- * Binds to a specific address pass through unchanged. GridDB itself is not modified.
+ * tsbench: a bind() that turns a wildcard address into the loopback address, preloaded (LD_PRELOAD)
+ * into a local server that binds its listeners to every address whatever its configuration says:
+ * GridDB CE 5.9.0 (server/event_engine.cpp: resolveListenAddress binds a NULL host on the service's
+ * port) and IoTDB 2.0.1-beta (AbstractThriftServiceThread.openTransport drops the host it is given).
+ * With it every listening socket such a server opens is on 127.0.0.1 (IPv4) or ::1 (IPv6); binds to a
+ * specific address pass through unchanged, and the local runtime verifies every listener from the
+ * sockets the server holds (runtimes/listening.py). The servers themselves are not modified.
+ * Built by scripts/compile_loopback_shim.sh; runtimes/loopback_shim.py names the library.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
