@@ -4,11 +4,14 @@ facts the report prints (scripts/test.sh installs the server in the background; 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from builds import wait_for_build
 from conftest import check_all_queries, check_ycsb_ts, load_all
 
-from tsbench.workload.dataset import Dataset
+from tsbench.spec import DatasetSpec
+from tsbench.workload.dataset import Dataset, ensure_dataset
 from tsbench.workload.query_types import QUERY_TYPES
 
 pytestmark = pytest.mark.integration
@@ -62,6 +65,21 @@ def test_facts(iotdb) -> None:
     assert footprint.bytes > 100_000 and footprint.parts, footprint
     settings = target.settings()
     assert settings["timestamp_precision"] == "ms" and server.recipe.password not in str(settings)
+
+
+def test_devops_loads_every_measurement(iotdb, dataset_cache: Path) -> None:
+    """devops' nine measurements (disk, net, nginx, … with their extra tags as device levels; field
+    names such as ``free`` or ``time``-like ones declared backquoted), each counted, then the queries."""
+    server, cpu_target = iotdb
+    spec = DatasetSpec.parse(use_case="devops", scale=8, end="2016-01-01T12:00:00Z")
+    devops, _ = ensure_dataset(spec, dataset_cache)
+    target = type(cpu_target)(server.endpoint(), devops.use_case, devops.tags())
+    try:
+        assert load_all(target, devops) == sum(devops.rows.values())
+        assert {m: target.row_count(m) for m in devops.measurements} == devops.rows
+        check_all_queries(target, devops, per_type=1, seed=3)
+    finally:
+        target.close()
 
 
 def test_ycsb_ts_records(serve, ycsb_dataset: Dataset) -> None:

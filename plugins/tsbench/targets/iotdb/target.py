@@ -138,7 +138,8 @@ class IoTDBTarget(Target):
     @staticmethod
     def _template(measurement: Measurement) -> str:
         series = ", ".join(
-            f"{name} {TYPE_NAMES[series_type(arrow_type)]}" for name, arrow_type in measurement.fields
+            f"{dialect.node(name)} {TYPE_NAMES[series_type(arrow_type)]}"
+            for name, arrow_type in measurement.fields
         )
         return f"CREATE SCHEMA TEMPLATE {template_name(measurement.name)} ALIGNED ({series})"
 
