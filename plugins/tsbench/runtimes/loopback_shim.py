@@ -1,5 +1,5 @@
 """The loopback-bind library a local server is preloaded with when it binds its listeners to every
-address whatever its configuration says (``native/loopback_bind.c`` says which servers, and why):
+address whatever its configuration says (the target folders that use it say which, and why):
 ``scripts/compile_loopback_shim.sh DIR`` compiles it into ``DIR``, named by its source's sha256."""
 
 from __future__ import annotations

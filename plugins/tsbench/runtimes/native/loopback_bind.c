@@ -1,8 +1,7 @@
 /*
  * tsbench: a bind() that turns a wildcard address into the loopback address, preloaded (LD_PRELOAD)
- * into a local server that binds its listeners to every address whatever its configuration says:
- * GridDB CE 5.9.0 (server/event_engine.cpp: resolveListenAddress binds a NULL host on the service's
- * port) and IoTDB 2.0.1-beta (AbstractThriftServiceThread.openTransport drops the host it is given).
+ * into a local server that binds its listeners to every address whatever its configuration says
+ * (the target folders that preload it say which server, and where in its source it drops the host).
  * With it every listening socket such a server opens is on 127.0.0.1 (IPv4) or ::1 (IPv6); binds to a
  * specific address pass through unchanged, and the local runtime verifies every listener from the
  * sockets the server holds (runtimes/listening.py). The servers themselves are not modified.

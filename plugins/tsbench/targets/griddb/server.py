@@ -14,8 +14,10 @@ background). Ready = ``GET /node/stat`` on the system port answers with recovery
 The configuration is ``config.py``'s (the same for every runtime), version and
 ``dataStore``/``checkpoint`` tuning ``definition.py``'s. Every service address is 127.0.0.1 in the
 configuration, but GridDB 5.9.0 binds every listening socket to the wildcard address regardless
-(``runtimes/native/loopback_bind.c``), so the node runs with tsbench's loopback-bind library
-preloaded; the local runtime checks the sockets the process holds after each start.
+(server/event_engine.cpp: ``resolveListenAddress`` binds a NULL host on the service's port; no
+service ever sets a listen address), so the node runs with tsbench's loopback-bind library
+(``runtimes/native/loopback_bind.c``) preloaded; the local runtime checks the sockets the process
+holds after each start.
 """
 
 from __future__ import annotations
@@ -70,7 +72,7 @@ def gsserver_binary() -> str:
 
 def loopback_shim() -> Path:
     """The loopback-bind library install.sh compiled, preloaded into the node: GridDB binds every
-    service to the wildcard address (``runtimes/native/loopback_bind.c`` says why)."""
+    service to the wildcard address (this module's docstring says where)."""
     return installed_library(build_prefix() / "lib", "griddb")
 
 
