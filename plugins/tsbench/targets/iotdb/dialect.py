@@ -80,9 +80,14 @@ def node(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
+def measurement_path(measurement: str) -> str:
+    """``root.tsbs.<measurement>``: where its schema template is set, above its devices."""
+    return f"{DATABASE}.{node(measurement)}"
+
+
 def device_path(measurement: str, entity: str | None = None, extra_levels: bool = False) -> str:
     """The path of one entity's devices, or of every entity's (``entity`` None)."""
-    base = f"{DATABASE}.{node(measurement)}"
+    base = measurement_path(measurement)
     if entity is None:
         return f"{base}.**"
     return f"{base}.{node(entity)}" + (".**" if extra_levels else "")

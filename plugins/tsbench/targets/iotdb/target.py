@@ -124,7 +124,7 @@ class IoTDBTarget(Target):
         The drops of what does not exist fail and are let pass; the creates must succeed."""
         self._statement(f"DROP DATABASE {dialect.DATABASE}", tolerate=True)
         for measurement in self.use_case.measurements:
-            path = f"{dialect.DATABASE}.{dialect.node(measurement.name)}"
+            path = dialect.measurement_path(measurement.name)
             self._statement(
                 f"UNSET SCHEMA TEMPLATE {template_name(measurement.name)} FROM {path}", tolerate=True
             )
@@ -132,7 +132,7 @@ class IoTDBTarget(Target):
         self._statement(f"CREATE DATABASE {dialect.DATABASE}")
         for measurement in self.use_case.measurements:
             self._statement(self._template(measurement))
-            path = f"{dialect.DATABASE}.{dialect.node(measurement.name)}"
+            path = dialect.measurement_path(measurement.name)
             self._statement(f"SET SCHEMA TEMPLATE {template_name(measurement.name)} TO {path}")
 
     @staticmethod
