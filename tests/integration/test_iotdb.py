@@ -6,13 +6,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pyarrow.compute as pc
 import pytest
 from builds import wait_for_build
 from conftest import check_all_queries, check_ycsb_ts, load_all
 
 from tsbench.spec import DatasetSpec
+from tsbench.targets.iotdb import dialect
+from tsbench.targets.iotdb.client import endpoint_session, query
+from tsbench.targets.iotdb.writer import NAMELESS
 from tsbench.workload.dataset import Dataset, ensure_dataset
 from tsbench.workload.query_types import QUERY_TYPES
+from tsbench.workload.stored_rows import stored_rows
 
 pytestmark = pytest.mark.integration
 
@@ -86,3 +91,39 @@ def test_ycsb_ts_records(serve, ycsb_dataset: Dataset) -> None:
     wait_for_build("TSBENCH_IOTDB_BUILD_STATUS", "IoTDB (install.sh)")
     with serve("iotdb", ycsb_dataset) as (_, target):
         check_ycsb_ts(target, ycsb_dataset)
+
+
+def test_iot_data_loads_and_nameless_instants_merge(iotdb, dataset_cache: Path) -> None:
+    """iot rows miss single fields (bitmap nulls) and a few carry none (an aligned device stores no
+    such row); nameless rows share one device per measurement, so those of one instant are one row
+    holding each field any of them had — the count the run expects (``stored_rows``)."""
+    server, cpu_target = iotdb
+    spec = DatasetSpec.parse(use_case="iot", scale=100, end="2016-01-01T01:00:00Z")
+    iot, _ = ensure_dataset(spec, dataset_cache)
+    target = type(cpu_target)(server.endpoint(), iot.use_case, iot.tags())
+    expected = stored_rows(iot, keeps_fieldless=False, merges_nameless=True)
+    session = endpoint_session(server.endpoint())
+    try:
+        assert load_all(target, iot, batch_rows=1_000) > 0
+        for m in iot.use_case.measurements:
+            assert target.row_count(m.name) == expected[m.name] < iot.rows[m.name]
+            nameless = iot.read(m.name).filter(pc.is_null(iot.read(m.name)["name"]))
+            assert len(nameless) > len(pc.unique(nameless["time"])), f"{m.name}: no instant to merge"
+            counted = _nameless_field_counts(session, m.name)
+            for field in m.field_names:
+                instants = len(pc.unique(nameless.filter(pc.is_valid(nameless[field]))["time"]))
+                assert counted[field] == instants, (m.name, field)
+    finally:
+        target.close()
+        session.close()
+
+
+def _nameless_field_counts(session, measurement: str) -> dict[str, int]:
+    """Points per field on the measurement's device of nameless rows."""
+    device = f"{dialect.measurement_path(measurement)}.{dialect.node(NAMELESS)}"
+    names, columns = query(session, f"SELECT count(*) FROM {device} ALIGN BY DEVICE")
+    return {
+        name.removeprefix("count(").removesuffix(")").strip("`"): int(column[0])
+        for name, column in zip(names, columns, strict=True)
+        if name.startswith("count(")
+    }

@@ -27,7 +27,7 @@ from tsbench.workload.usecases import Measurement, UseCase
 
 IOT = (
     "TSBS iot types are not rendered for IoTDB yet: tsbench has no IoTDB SQL for their sessions, "
-    "stationary periods and fleet joins (nor a place for the iot data's trucks without a name)"
+    "stationary periods and fleet joins (iot data loads: its nameless trucks share one device)"
 )
 UNSUPPORTED = {name: IOT for name, q in QUERY_TYPES.items() if q.family == "iot"}
 FOOTPRINT_NOTE = (
@@ -89,7 +89,11 @@ class IoTDBTarget(Target):
             "entity (its extra tags as further levels), a series per field; instants in ms"
         ),
         stores_fieldless_rows=False,
-        row_model_note="an aligned device stores no row whose fields are all null",
+        merges_nameless_instants=True,  # nameless rows share one device per measurement (writer.py)
+        row_model_note=(
+            "an aligned device stores no row whose fields are all null; rows without an entity share "
+            "one device per measurement, so those of one instant are one row"
+        ),
     )
 
     def __init__(self, endpoint: Endpoint, use_case: UseCase, tags: pa.Table):

@@ -4,7 +4,9 @@ tablets sent in one ``insertTablets`` call of the session protocol (binary colum
 A device is ``root.tsbs.<measurement>.`<entity>``` (with one more level per extra tag of the
 measurement, in its order), its series the measurement's fields, declared by the measurement's
 aligned schema template (``target.create_schema``) and activated by a device's first write. A null
-field is marked in the tablet's bitmap; a row without an entity cannot be placed and is refused."""
+field is marked in the tablet's bitmap. Rows without an entity (iot's nameless trucks) share one
+device per measurement, ``NAMELESS``: their rows of one instant become one row there, holding each
+field any of them had (the model ``target.py`` declares). A null extra tag is refused."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from tsbench.workload.usecases import UseCase
 TYPES = {pa.int64(): TSDataType.INT64, pa.float64(): TSDataType.DOUBLE}
 TYPE_NAMES = {TSDataType.INT64: "INT64", TSDataType.DOUBLE: "DOUBLE"}
 SEPARATOR = "\x00"  # between a device's key values while rows are grouped (never inside a tag)
+NAMELESS = "~nameless"  # the device of a measurement's rows without an entity (no generator's name)
 
 
 def series_type(arrow_type: pa.DataType) -> TSDataType:
@@ -47,12 +50,15 @@ def milliseconds(measurement: str, times_ns: np.ndarray) -> np.ndarray:
 
 
 def _bitmap(valid: pa.Array) -> BitMap | None:
-    """The tablet bitmap of a column's nulls (None when it has none)."""
+    """The tablet bitmap of a column's nulls (None when it has none): bit ``i % 8`` of byte ``i // 8``
+    marks row ``i``; the client sends ``rows // 8 + 1`` bytes whatever the count, as its ``BitMap``
+    holds them."""
     if valid.null_count == 0:
         return None
     mask = np.asarray(valid.is_null().to_numpy(zero_copy_only=False), dtype=bool)
     bitmap = BitMap(len(mask))
-    bitmap.bits = list(np.packbits(mask, bitorder="little"))
+    packed = np.packbits(mask, bitorder="little").tolist()
+    bitmap.bits[: len(packed)] = packed
     return bitmap
 
 
@@ -69,8 +75,9 @@ class IoTDBWriter:
         keys = [self.use_case.entity_key, *shape.extra_tags]
         table = pa.Table.from_batches([batch])
         columns = [pc.cast(table.column(key), pa.string()) for key in keys]
+        columns[0] = columns[0].fill_null(NAMELESS)
         if any(column.null_count for column in columns):
-            raise TargetError(f"iotdb: rows of {measurement!r} without an entity or tag cannot be placed")
+            raise TargetError(f"iotdb: rows of {measurement!r} lacking an extra tag cannot be placed")
         joined = columns[0] if len(columns) == 1 else pc.binary_join_element_wise(*columns, SEPARATOR)
         order = pc.sort_indices(
             pa.table({"key": joined, "time": table.column("time")}),
