@@ -159,3 +159,14 @@ def test_influxdb_2_says_it_builds_no_rollup() -> None:
         v2.build_rollup()
     v1 = InfluxDBTarget(Endpoint("127.0.0.1", {"http": 1}), use_case, tags)
     assert v1.capabilities.builds_rollups and InfluxDBTarget.capabilities.builds_rollups
+
+
+def test_a_target_that_cannot_count_gapped_rows_is_refused_for_iot_before_any_work() -> None:
+    """VictoriaMetrics counts a measurement's rows by a field every row carries; iot data has none
+    sure to be (any field may be left out of a point), so the run is refused, naming the target."""
+    with pytest.raises(
+        ValueError, match=r"targets: victoriametrics counts rows by a field every row carries"
+    ):
+        RunSpec(targets=["questdb", "victoriametrics"], use_case="iot")
+    assert RunSpec(targets=["questdb", "iotdb", "influxdb"], use_case="iot").use_case == "iot"
+    assert RunSpec(targets=["victoriametrics"], use_case="cpu-only").targets == ["victoriametrics"]

@@ -242,11 +242,11 @@ class RunSpec(QuerySetSpec, WireBodiesOption, DatasetRowsOption):
 
     @model_validator(mode="after")
     def _runtime_ready(self) -> Self:
-        """The runtime's options, the options some targets follow, docker flavours and the releases
-        asked for (each one its target's recipe installs side by side on the runtime)."""
-        from tsbench.targets.registry import release_problems
+        """Runtime options, options some targets follow, docker flavours, releases, the use case."""
+        from tsbench.targets.registry import release_problems, use_case_problems
 
         problems = release_problems(self.targets, self.versions, self.runtime)
+        problems += use_case_problems(self.targets, self.use_case)
         if self.runtime == "aws":
             problems += self.aws.problems_for_a_run()
         for option, capability, doing in OPTIONS_NEEDING_A_TARGET:

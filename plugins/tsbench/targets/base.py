@@ -62,6 +62,9 @@ class Capabilities:
     stores_bare_rows: bool = True  # a nameless row without any field: neither tag nor field
     merges_nameless_instants: bool = False
     row_model_note: str = ""
+    # False: rows are counted by a field every row carries (each field is its own series), so a run
+    # of data whose fields may all be missing (``UseCase.gapped_fields``) is refused up front.
+    counts_gapped_rows: bool = True
     # What the database keeps of a named row sent more than once (the data's duplicates and
     # updates, ``workload.disorder``): the oracle's view and the expected row counts follow it.
     keeps: Keeps = Keeps.ALL

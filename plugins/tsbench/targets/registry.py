@@ -108,3 +108,22 @@ def client_packages() -> tuple[str, ...]:
     return tuple(
         sorted({package for name in target_names() for package in load_target(name).client_packages})
     )
+
+
+def use_case_problems(targets: Sequence[str], use_case: str) -> list[tuple[str, str]]:
+    """``("targets", message)`` for each of ``targets`` that cannot count the rows of ``use_case``'s
+    data (its fields may all be missing from a row, and the target counts rows by a field)."""
+    from tsbench.workload.usecases import USE_CASES
+
+    if use_case not in USE_CASES or not USE_CASES[use_case].gapped_fields:
+        return []
+    known = target_names()
+    return [
+        (
+            "targets",
+            f"{name} counts rows by a field every row carries, and no field of {use_case} data is sure to be",
+        )
+        for name in targets
+        if split_instance(name)[0] in known
+        and not load_target(split_instance(name)[0]).capabilities.counts_gapped_rows
+    ]

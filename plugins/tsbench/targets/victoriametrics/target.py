@@ -131,6 +131,7 @@ class VictoriaMetricsTarget(Target):
         ),
         stores_fieldless_rows=False,
         merges_nameless_instants=True,
+        counts_gapped_rows=False,  # rows are counted by a field every row carries (count_rows)
         row_model_note=(
             "each field is a series of its own: a row without any field is not sent, and rows are "
             "counted by a field every loaded row carries"
