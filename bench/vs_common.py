@@ -22,8 +22,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 import tsbs_side  # noqa: E402
 import tsbs_texts  # noqa: E402
 
-from tsbench.runtimes.local import LocalRuntime, LocalServer  # noqa: E402
+from tsbench.runtimes.local import LocalRuntime, LocalServer, ServerRecipe  # noqa: E402
 from tsbench.targets.base import Endpoint, Target  # noqa: E402
+from tsbench.targets.influxdb.server import InfluxDBServer  # noqa: E402
 from tsbench.targets.registry import load_target  # noqa: E402
 from tsbench.workload.dataset import Dataset  # noqa: E402
 
@@ -83,6 +84,15 @@ def _pg_queries(bin_dir: Path, file: Path, ep: Endpoint, workers: int, pids: Any
     return tsbs_texts.run_queries_postgres(bin_dir, file, workers=workers, server_pids=pids, **_pg_args(ep))
 
 
+class InfluxDBWithoutLogin(InfluxDBServer):
+    """InfluxDB 1.x as the product runs it locally (loopback, same tuning), but with HTTP
+    ``auth-enabled = false``, for this bench only: TSBS's ``tsbs_load_influx`` and
+    ``tsbs_run_queries_influx`` (@37fced7) have no user or password flags. Both sides use this one
+    server, so both go without the login check (our client's credentials are ignored by it)."""
+
+    http_auth = False
+
+
 @dataclass(frozen=True)
 class TsbsTool:
     """How TSBS loads and queries the server of one of our targets."""
@@ -93,11 +103,14 @@ class TsbsTool:
     load: Callable[..., Any]
     queries: Callable[..., Any]
     sink: str  # protocol of the do-nothing endpoint for the client ceiling
+    server: type[ServerRecipe] | None = None  # a bench-only server both sides use; None: the target's
 
 
 TSBS_TOOLS = {
     "questdb": TsbsTool("questdb", "questdb", False, _questdb_load, _questdb_queries, "http"),
-    "influxdb": TsbsTool("influx", "influx", False, _influx_load, _influx_queries, "http"),
+    "influxdb": TsbsTool(
+        "influx", "influx", False, _influx_load, _influx_queries, "http", server=InfluxDBWithoutLogin
+    ),
     "postgres": TsbsTool("timescaledb", "timescaledb", False, _postgres_load, _pg_queries, "pg"),
     "timescaledb": TsbsTool("timescaledb", "timescaledb", True, _timescale_load, _pg_queries, "pg"),
 }
@@ -126,10 +139,11 @@ def server_pids(server: LocalServer) -> Callable[[], list[int]]:
 def serving(
     runtime: LocalRuntime, name: str, dataset: Dataset, tag: str
 ) -> Iterator[tuple[LocalServer, Target]]:
-    """A fresh local server of target ``name`` and a connected target; torn down after."""
+    """A fresh local server of target ``name`` (the bench's own where ``TSBS_TOOLS`` names one) and a
+    connected target; torn down after."""
     target_type = load_target(name)
     instance = f"vs-tsbs-{tag}-{name}"
-    server = runtime.provision(target_type, instance)
+    server = runtime.provision_recipe(TSBS_TOOLS[name].server or target_type.server_recipe(), instance)
     target = target_type(server.endpoint(), dataset.use_case, dataset.tags())
     try:
         yield server, target

@@ -149,7 +149,11 @@ def load_section(
     """Worker sweep of alternating TSBS / tsbench loads into one server of target ``name``."""
     started, cpu = time.perf_counter(), time.process_time()
     wire = ensure_wire_cache(dataset, load_target(name), args.batch_size)
-    prepare = {"wall_s": time.perf_counter() - started, "cpu_s": time.process_time() - cpu, **wire.facts()}
+    prepare = {
+        "wall_s": time.perf_counter() - started,
+        "cpu_s": time.process_time() - cpu,
+        **wire.facts().to_json(),
+    }
     sweep: dict[int, dict[str, Any]] = {}
     with serving(runtime, name, dataset, "load") as (server, target):
         ctx = {

@@ -54,8 +54,11 @@ def cloud_value(value: TuningValue) -> int | str | Raw:
     return toml_value(value)
 
 
-def influxdb_config(form: Form, tuning: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """The configuration by section (``""``: top-level keys), ``tuning`` in ``[data]``."""
+def influxdb_config(
+    form: Form, tuning: Mapping[str, Any], *, http_auth: bool = True
+) -> dict[str, dict[str, Any]]:
+    """The configuration by section (``""``: top-level keys), ``tuning`` in ``[data]``. Every runtime
+    keeps ``http_auth``; only a bench server for tools that cannot log in goes without."""
     return {
         "": {"reporting-disabled": True, "bind-address": form.rpc},
         "meta": {"dir": form.meta, "logging-enabled": False},
@@ -69,7 +72,7 @@ def influxdb_config(form: Form, tuning: Mapping[str, Any]) -> dict[str, dict[str
         "http": {
             "enabled": True,
             "bind-address": form.http,
-            "auth-enabled": True,
+            "auth-enabled": http_auth,
             "log-enabled": False,
             "pprof-enabled": False,
             "max-row-limit": 0,

@@ -50,6 +50,9 @@ class InfluxDBServer(ServerRecipe):
     stop_signal = signal.SIGTERM  # closes shards and the WAL cleanly (well under a second here)
     start_timeout_s = 120.0  # the inmem index is rebuilt from the TSM files at start-up
     tuning: ClassVar[dict[str, Any]] = TUNING
+    # HTTP asks for the admin's password. Only bench/vs_tsbs.py's server turns this off: TSBS's
+    # InfluxDB tools have no login flags (the bench says so beside its figures).
+    http_auth: ClassVar[bool] = True
 
     @property
     def config_path(self) -> Path:
@@ -78,7 +81,7 @@ class InfluxDBServer(ServerRecipe):
             http=f"127.0.0.1:{self.ports['http']}",
             rpc=f"127.0.0.1:{self.ports['rpc']}",
         )
-        return toml_text(influxdb_config(form, self.tuning))
+        return toml_text(influxdb_config(form, self.tuning, http_auth=self.http_auth))
 
     @property
     def binary(self) -> Path:
