@@ -53,6 +53,17 @@ def serving(runtime: LocalRuntime, name: str, dataset: Dataset) -> Iterator[tupl
         runtime.teardown(instance)
 
 
+@contextmanager
+def retargeted(server: LocalServer, target: Target, dataset: Dataset) -> Iterator[Target]:
+    """A target of ``target``'s type on the same ``server`` for another dataset (its use case and
+    tags), closed after; the server keeps serving the module's other tests."""
+    other = type(target)(server.endpoint(), dataset.use_case, dataset.tags())
+    try:
+        yield other
+    finally:
+        other.close()
+
+
 @pytest.fixture(scope="session")
 def serve(runtime: LocalRuntime) -> Callable:
     def factory(name: str, dataset: Dataset):

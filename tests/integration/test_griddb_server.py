@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from builds import wait_for_build
-from conftest import check_all_queries, check_ycsb_ts, killed_during_load, load_all
+from conftest import check_all_queries, check_ycsb_ts, killed_during_load, load_all, retargeted
 
 from tsbench.results.files import read_json
 from tsbench.run.collect import collect
@@ -146,24 +146,18 @@ def test_devops_loads_every_measurement(griddb: tuple[LocalServer, Target], data
     server, cpu_target = griddb
     spec = DatasetSpec.parse(use_case="devops", scale=8, end="2016-01-01T12:00:00Z")
     devops, _ = ensure_dataset(spec, dataset_cache)
-    target = type(cpu_target)(server.endpoint(), devops.use_case, devops.tags())
-    try:
+    with retargeted(server, cpu_target, devops) as target:
         assert load_all(target, devops) == sum(devops.rows.values())
         _assert_rows(target, devops)
         check_all_queries(target, devops, per_type=1, seed=3)
-    finally:
-        target.close()
 
 
 def test_ycsb_ts_records_load_and_answer_like_the_oracle(
     griddb: tuple[LocalServer, Target], ycsb_dataset: Dataset
 ) -> None:
     server, cpu_target = griddb
-    target = type(cpu_target)(server.endpoint(), ycsb_dataset.use_case, ycsb_dataset.tags())
-    try:
+    with retargeted(server, cpu_target, ycsb_dataset) as target:
         check_ycsb_ts(target, ycsb_dataset)
-    finally:
-        target.close()
 
 
 def test_a_killed_griddb_node_fails_only_its_branch(

@@ -9,7 +9,7 @@ from pathlib import Path
 import pyarrow.compute as pc
 import pytest
 from builds import wait_for_build
-from conftest import check_all_queries, check_ycsb_ts, load_all
+from conftest import check_all_queries, check_ycsb_ts, load_all, retargeted
 
 from tsbench.spec import DatasetSpec
 from tsbench.targets.iotdb import dialect
@@ -78,13 +78,10 @@ def test_devops_loads_every_measurement(iotdb, dataset_cache: Path) -> None:
     server, cpu_target = iotdb
     spec = DatasetSpec.parse(use_case="devops", scale=8, end="2016-01-01T12:00:00Z")
     devops, _ = ensure_dataset(spec, dataset_cache)
-    target = type(cpu_target)(server.endpoint(), devops.use_case, devops.tags())
-    try:
+    with retargeted(server, cpu_target, devops) as target:
         assert load_all(target, devops) == sum(devops.rows.values())
         assert {m: target.row_count(m) for m in devops.measurements} == devops.rows
         check_all_queries(target, devops, per_type=1, seed=3)
-    finally:
-        target.close()
 
 
 def test_ycsb_ts_records(serve, ycsb_dataset: Dataset) -> None:
@@ -100,21 +97,21 @@ def test_iot_data_loads_and_nameless_instants_merge(iotdb, dataset_cache: Path) 
     server, cpu_target = iotdb
     spec = DatasetSpec.parse(use_case="iot", scale=100, end="2016-01-01T01:00:00Z")
     iot, _ = ensure_dataset(spec, dataset_cache)
-    target = type(cpu_target)(server.endpoint(), iot.use_case, iot.tags())
     expected = stored_rows(iot, keeps_fieldless=False, merges_nameless=True)
     session = endpoint_session(server.endpoint())
     try:
-        assert load_all(target, iot, batch_rows=1_000) > 0
-        for m in iot.use_case.measurements:
-            assert target.row_count(m.name) == expected[m.name] < iot.rows[m.name]
-            nameless = iot.read(m.name).filter(pc.is_null(iot.read(m.name)["name"]))
-            assert len(nameless) > len(pc.unique(nameless["time"])), f"{m.name}: no instant to merge"
-            counted = _nameless_field_counts(session, m.name)
-            for field in m.field_names:
-                instants = len(pc.unique(nameless.filter(pc.is_valid(nameless[field]))["time"]))
-                assert counted[field] == instants, (m.name, field)
+        with retargeted(server, cpu_target, iot) as target:
+            assert load_all(target, iot, batch_rows=1_000) > 0
+            for m in iot.use_case.measurements:
+                assert target.row_count(m.name) == expected[m.name] < iot.rows[m.name]
+                table = iot.read(m.name)
+                nameless = table.filter(pc.is_null(table["name"]))
+                assert len(nameless) > len(pc.unique(nameless["time"])), f"{m.name}: no instant to merge"
+                counted = _nameless_field_counts(session, m.name)
+                for field in m.field_names:
+                    instants = len(pc.unique(nameless.filter(pc.is_valid(nameless[field]))["time"]))
+                    assert counted[field] == instants, (m.name, field)
     finally:
-        target.close()
         session.close()
 
 

@@ -20,6 +20,7 @@ from conftest import (
     check_ycsb_ts,
     load_all,
     nameless_rows,
+    retargeted,
     sorted_pairs,
 )
 from iot_checks import PROBES, answered_types, check_iot_queries
@@ -177,15 +178,12 @@ def test_devops_loads_all_nine_measurements(loaded: tuple[LocalServer, Target], 
     spec = DatasetSpec.parse(use_case="devops", scale=4, end="2016-01-01T01:00:00Z")
     devops, _ = ensure_dataset(spec, dataset_cache)
     assert len(devops.measurements) == 9
-    devops_target = type(target)(server.endpoint(), devops.use_case, devops.tags())
-    try:
+    with retargeted(server, target, devops) as devops_target:
         written = load_all(devops_target, devops, batch_rows=1_000)
         assert written == sum(devops.rows.values())
         for measurement, rows in devops.rows.items():
             assert devops_target.row_count(measurement) == rows > 0, measurement
             assert_stored_like_dataset(devops_target, devops, measurement)
-    finally:
-        devops_target.close()
 
 
 def test_iot_keeps_missing_values_and_nameless_rows_as_null(
@@ -195,8 +193,7 @@ def test_iot_keeps_missing_values_and_nameless_rows_as_null(
     iot, _ = ensure_dataset(
         DatasetSpec.parse(use_case="iot", scale=10, end="2016-01-01T02:00:00Z"), dataset_cache
     )
-    iot_target = type(target)(server.endpoint(), iot.use_case, iot.tags())
-    try:
+    with retargeted(server, target, iot) as iot_target:
         assert load_all(iot_target, iot) == sum(iot.rows.values())
         for measurement in iot.measurements:
             assert_stored_like_dataset(iot_target, iot, measurement)
@@ -212,29 +209,21 @@ def test_iot_keeps_missing_values_and_nameless_rows_as_null(
             finally:
                 session.close()
             assert sorted_pairs(stored) == expected, f"{measurement}: nameless rows stored with NULL tags_id"
-    finally:
-        iot_target.close()
 
 
 def test_iot_queries_answer_like_the_oracle(loaded: tuple[LocalServer, Target], iot_dataset: Dataset) -> None:
     """The 12 TSBS iot types (and the probes) on 12 trucks × 1 day, every answer the oracle's."""
     server, target = loaded
-    iot_target = type(target)(server.endpoint(), iot_dataset.use_case, iot_dataset.tags())
-    try:
+    with retargeted(server, target, iot_dataset) as iot_target:
         assert load_all(iot_target, iot_dataset) == sum(iot_dataset.rows.values())
         nonempty = check_iot_queries(iot_target, iot_dataset)
         assert set(nonempty) == answered_types(iot_target) and len(nonempty) == 12 + len(PROBES)
-    finally:
-        iot_target.close()
 
 
 def test_ycsb_ts_records_load_and_answer_like_the_oracle(
     loaded: tuple[LocalServer, Target], ycsb_dataset: Dataset
 ) -> None:
     server, target = loaded
-    ycsb_target = type(target)(server.endpoint(), ycsb_dataset.use_case, ycsb_dataset.tags())
-    try:
+    with retargeted(server, target, ycsb_dataset) as ycsb_target:
         check_ycsb_ts(ycsb_target, ycsb_dataset)
         assert_stored_like_dataset(ycsb_target, ycsb_dataset, "usermetric")
-    finally:
-        ycsb_target.close()

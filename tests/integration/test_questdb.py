@@ -18,6 +18,7 @@ from conftest import (
     check_refresh_after_append,
     check_ycsb_ts,
     load_all,
+    retargeted,
 )
 from iot_checks import PROBES, answered_types, check_iot_queries
 
@@ -180,8 +181,7 @@ def test_devops_loads_every_measurement(questdb: tuple[LocalServer, Target], dat
     spec = DatasetSpec.parse(use_case="devops", scale=4, end="2016-01-01T01:00:00Z")
     devops, _ = ensure_dataset(spec, dataset_cache)
     assert len(devops.measurements) == 9
-    target = type(cpu_target)(server.endpoint(), devops.use_case, devops.tags())
-    try:
+    with retargeted(server, cpu_target, devops) as target:
         written = load_all(target, devops)
         assert written == sum(devops.rows.values())
         _assert_rows(target, devops)
@@ -194,8 +194,6 @@ def test_devops_loads_every_measurement(questdb: tuple[LocalServer, Target], dat
         finally:
             session.close()
         assert rows == [(host["region"], host["team"])]
-    finally:
-        target.close()
 
 
 def _row_order(row: tuple) -> tuple:
@@ -211,8 +209,7 @@ def test_iot_floats_and_nulls_round_trip_exactly(
     server, cpu_target = questdb
     spec = DatasetSpec.parse(use_case="iot", scale=10, end="2016-01-01T02:00:00Z")
     iot, _ = ensure_dataset(spec, dataset_cache)
-    target = type(cpu_target)(server.endpoint(), iot.use_case, iot.tags())
-    try:
+    with retargeted(server, cpu_target, iot) as target:
         assert load_all(target, iot) == sum(stored_rows(iot, keeps_bare=False).values())
         for measurement in iot.use_case.measurements:
             fields = [name for name, _ in measurement.fields]
@@ -240,8 +237,6 @@ def test_iot_floats_and_nulls_round_trip_exactly(
             assert nulls, "the iot data should have null fields"
             assert sum(row[0] is None for row in expected), "the iot data should have nameless rows"
             assert sorted(got, key=_row_order) == expected  # a nameless row: a NULL name symbol
-    finally:
-        target.close()
 
 
 def test_iot_queries_answer_like_the_oracle(
@@ -250,22 +245,18 @@ def test_iot_queries_answer_like_the_oracle(
     """The 12 TSBS iot types and the shared probes on 12 trucks × 1 day (nameless, late and
     field-less rows included), every answer the oracle's."""
     server, cpu_target = questdb
-    target = type(cpu_target)(server.endpoint(), iot_dataset.use_case, iot_dataset.tags())
-    try:
+    with retargeted(server, cpu_target, iot_dataset) as target:
         assert load_all(target, iot_dataset) == sum(stored_rows(iot_dataset, keeps_bare=False).values())
         assert not target.capabilities.unsupported
         nonempty = check_iot_queries(target, iot_dataset)
         assert set(nonempty) == answered_types(target) and len(nonempty) == 12 + len(PROBES)
-    finally:
-        target.close()
 
 
 def test_ycsb_ts_records_load_and_answer_like_the_oracle(
     questdb: tuple[LocalServer, Target], ycsb_dataset: Dataset
 ) -> None:
     server, cpu_target = questdb
-    target = type(cpu_target)(server.endpoint(), ycsb_dataset.use_case, ycsb_dataset.tags())
-    try:
+    with retargeted(server, cpu_target, ycsb_dataset) as target:
         check_ycsb_ts(target, ycsb_dataset)
         session = target.session()
         try:  # the three tags ride on every row
@@ -275,8 +266,6 @@ def test_ycsb_ts_records_load_and_answer_like_the_oracle(
         finally:
             session.close()
         assert rows == [(1, 2_160)]
-    finally:
-        target.close()
 
 
 def test_only_the_login_with_the_instance_password_gets_in(questdb: tuple[LocalServer, Target]) -> None:
